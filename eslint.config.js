@@ -1,0 +1,56 @@
+// Lint: type-aware rules plus the layering of STYLE.md section 3, enforced by import paths.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const layer = (files, group) => ({
+  files,
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      { patterns: [{ group, message: 'Breaks the layering of STYLE.md section 3.' }] },
+    ],
+  },
+});
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', '.vigil/**', '.tap/**', 'coverage/**', 'eslint.config.js'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/explicit-module-boundary-types': 'error',
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'Read configuration through src/config.ts.' },
+        { object: 'process', property: 'exit', message: 'Only src/main.ts may exit the process.' },
+      ],
+    },
+  },
+  {
+    files: ['src/config.ts', 'src/main.ts', 'test/**', 'bench/**'],
+    rules: { 'no-restricted-properties': 'off' },
+  },
+  // One block per folder, each with its complete list (flat config replaces, not merges, options).
+  layer(['src/domain/**'], [
+    '**/http/*', '**/stomp/*', '**/actors/*', '**/db/*', '**/protocol/*', '**/schemas/*',
+    'uWebSockets.js', 'piscina', 'postgres', 'pino', 'node:worker_threads',
+  ]),
+  layer(['src/protocol/**', 'src/schemas/**'], [
+    '**/http/*', '**/stomp/*', '**/actors/*', '**/db/*', 'uWebSockets.js', 'piscina', 'postgres',
+    'node:worker_threads',
+  ]),
+  layer(['src/db/**'], [
+    '**/http/*', '**/stomp/*', '**/actors/*', 'uWebSockets.js', 'piscina', 'node:worker_threads',
+  ]),
+  layer(['workers/**'], ['**/src/http/*', '**/src/stomp/*', '**/src/actors/*', 'uWebSockets.js', 'piscina']),
+  layer(['src/http/**', 'src/stomp/**'], ['**/db/*', 'piscina', 'postgres', 'node:worker_threads']),
+  layer(['src/actors/**'], ['uWebSockets.js', '**/http/*', '**/stomp/*']),
+);

@@ -1,0 +1,70 @@
+/**
+ * @module Configuration: every environment variable, its default and its meaning, parsed once
+ * (typebox) and frozen. Nothing else reads process.env; threads get the parsed Config.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+
+const Int = (minimum: number, maximum: number, dflt: number, description: string) =>
+  Type.Integer({ minimum, maximum, default: dflt, description });
+
+export const ConfigSchema = Type.Object({
+  PORT: Int(0, 65535, 8080, 'HTTP and WebSocket port (0 picks a free one).'),
+  HOST: Type.String({ default: '0.0.0.0', description: 'Address the HTTP server binds to.' }),
+  DATABASE_URL: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description:
+        'PostgreSQL connection URL. Absent: an embedded PostgreSQL is started under VIGIL_DATA_DIR.',
+    }),
+  ),
+  DATABASE_SCHEMA: Type.String({
+    default: 'public',
+    pattern: '^[a-z_][a-z0-9_]{0,62}$',
+    description: 'Schema holding Vigil tables (created by the migrations when missing).',
+  }),
+  VIGIL_DATA_DIR: Type.String({
+    default: './.vigil',
+    description: 'Where the embedded PostgreSQL keeps its data (kept across restarts).',
+  }),
+  EMBEDDED_PG_PORT: Int(1, 65535, 54329, 'Port of the embedded PostgreSQL (not 5432, which may be taken).'),
+  STORAGE_WORKERS: Int(1, 64, 2, 'Storage worker threads, each with its own PostgreSQL connections.'),
+  DB_CONNECTIONS_PER_WORKER: Int(1, 32, 4, 'PostgreSQL connections per storage worker.'),
+  DB_QUERY_TIMEOUT_MS: Int(100, 600000, 5000, 'A storage operation that takes longer fails (500).'),
+  INGEST_BATCH_MAX: Int(1, 10000, 500, 'Most events written by one group-commit INSERT.'),
+  INGEST_BATCH_WAIT_MS: Int(0, 1000, 0, 'How long a batch may wait for more events (0: one event-loop turn).'),
+  INGEST_QUEUE_MAX: Int(10000, 10000000, 20000, 'Events accepted but not yet committed; beyond it: 503.'),
+  MAX_BODY_BYTES: Int(1024, 67108864, 1048576, 'Largest request body; larger: 413.'),
+  BATCH_MAX_EVENTS: Int(1, 10000, 1000, 'Most events in one POST /api/v1/events/batch.'),
+  METRICS_BROADCAST_MS: Int(100, 60000, 1000, 'Period of the /topic/metrics STOMP broadcast.'),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+    { default: 'info', description: 'pino log level.' },
+  ),
+  SHUTDOWN_GRACE_MS: Int(0, 600000, 10000, 'How long SIGTERM waits for in-flight work before forcing exit 1.'),
+});
+
+export type Config = Readonly<Static<typeof ConfigSchema>>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses the environment; throws ConfigError naming every bad variable at once. */
+export function loadConfig(env: Readonly<Record<string, string | undefined>>): Config {
+  const known = Object.keys(ConfigSchema.properties);
+  const raw: Record<string, unknown> = {};
+  for (const key of known) {
+    const value = env[key];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  const withDefaults = Value.Default(ConfigSchema, Value.Convert(ConfigSchema, raw));
+  const problems = [...Value.Errors(ConfigSchema, withDefaults)].map(
+    (e) => `${e.path.slice(1)}=${JSON.stringify(raw[e.path.slice(1)] ?? null)}: ${e.message}`,
+  );
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze(withDefaults as Static<typeof ConfigSchema>);
+}

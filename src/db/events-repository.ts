@@ -1,0 +1,199 @@
+/**
+ * @module Event SQL (storage workers): the group-commit insert, exact paging and lookup by id.
+ * Parameterised queries only.
+ */
+import { isErrorSeverity, type Severity } from '../domain/event.ts';
+import { eventIdOf } from '../domain/event-id.ts';
+import type { EventPage, EventRecord, NewEvent } from '../protocol/storage.ts';
+import type { Sql, Tx } from './connect.ts';
+
+/** Below this offset a plain OFFSET scan is cheap; above it we locate the page through counts. */
+const DEEP_OFFSET = 5000;
+/** '' stands for "all event types" in event_counts (a real type is never empty). */
+const ALL_TYPES = '';
+
+/**
+ * One statement per batch (one implicit transaction, one round trip): ids are drawn in the input
+ * CTE so they come back in request order, and the page counts are added in the same statement.
+ */
+export async function insertEvents(
+  sql: Sql,
+  events: readonly NewEvent[],
+  shard: number,
+  writtenAt: number,
+): Promise<number[]> {
+  const n = events.length;
+  const types = new Array<string>(n);
+  const stamps = new Array<number>(n);
+  const sources = new Array<string>(n);
+  const users = new Array<string | null>(n);
+  const sessions = new Array<string | null>(n);
+  const severities = new Array<string>(n);
+  const tags = new Array<string>(n);
+  const metadata = new Array<string>(n);
+  const received = new Array<number>(n);
+  const latencies = new Array<number>(n);
+  for (let i = 0; i < n; i++) {
+    const e = events[i] as NewEvent;
+    types[i] = e.eventType;
+    stamps[i] = e.timestamp;
+    sources[i] = e.source;
+    users[i] = e.userId;
+    sessions[i] = e.sessionId;
+    severities[i] = e.severity;
+    tags[i] = JSON.stringify(e.tags);
+    metadata[i] = JSON.stringify(e.metadata);
+    received[i] = e.receivedAt;
+    latencies[i] = Math.max(0, writtenAt - e.receivedAt);
+  }
+  const rows = await sql<{ id: string }[]>`
+    WITH input AS MATERIALIZED (
+      SELECT nextval('events_id_seq') AS id, t.*
+      FROM unnest(
+        ${types}::text[], ${stamps}::float8[], ${sources}::text[], ${users}::text[],
+        ${sessions}::text[], ${severities}::text[], ${tags}::text[], ${metadata}::text[],
+        ${received}::float8[], ${latencies}::int4[]
+      ) WITH ORDINALITY AS t(event_type, ts_ms, source, user_id, session_id, severity, tags,
+                             metadata, received_ms, latency_ms, ord)
+    ), inserted AS (
+      INSERT INTO events (id, event_type, ts, source, user_id, session_id, severity, tags,
+                          metadata, received_at, processing_latency_ms)
+      SELECT id, event_type, to_timestamp(ts_ms / 1000.0), source, user_id, session_id, severity,
+             tags::jsonb, metadata::jsonb, to_timestamp(received_ms / 1000.0), latency_ms
+      FROM input
+    ), counted AS (
+      INSERT INTO event_counts (event_type, granularity, bucket, shard, n)
+      SELECT k.event_type, k.granularity, k.bucket, ${shard}, count(*)
+      FROM input CROSS JOIN LATERAL (VALUES
+        (input.event_type, 'h'::"char", floor(input.ts_ms / 3600000)::bigint),
+        (input.event_type, 's'::"char", floor(input.ts_ms / 1000)::bigint),
+        (${ALL_TYPES}, 'h'::"char", floor(input.ts_ms / 3600000)::bigint),
+        (${ALL_TYPES}, 's'::"char", floor(input.ts_ms / 1000)::bigint)
+      ) AS k(event_type, granularity, bucket)
+      GROUP BY 1, 2, 3
+      ON CONFLICT (event_type, granularity, bucket, shard)
+      DO UPDATE SET n = event_counts.n + EXCLUDED.n
+    )
+    SELECT id FROM input ORDER BY ord`;
+  return rows.map((r) => Number(r.id));
+}
+
+interface EventRow {
+  id: string;
+  event_type: string;
+  ts: Date;
+  source: string;
+  user_id: string | null;
+  session_id: string | null;
+  severity: Severity;
+  tags: Record<string, string>;
+  metadata: Record<string, unknown>;
+  received_at: Date;
+  processing_latency_ms: number;
+}
+
+const toRecord = (row: EventRow): EventRecord => {
+  const id = Number(row.id);
+  return {
+    id,
+    eventId: eventIdOf(id),
+    eventType: row.event_type,
+    timestamp: row.ts.toISOString(),
+    source: row.source,
+    userId: row.user_id,
+    sessionId: row.session_id,
+    severity: row.severity,
+    tags: row.tags,
+    metadata: row.metadata,
+    receivedAt: row.received_at.toISOString(),
+    processingLatencyMs: row.processing_latency_ms,
+    error: isErrorSeverity(row.severity),
+  };
+};
+
+export async function getEvent(sql: Sql, id: number): Promise<EventRecord | null> {
+  const rows = await sql<EventRow[]>`SELECT * FROM events WHERE id = ${id}`;
+  const row = rows[0];
+  return row === undefined ? null : toRecord(row);
+}
+
+/**
+ * A page in (timestamp desc, id desc) order with its exact total, read in one snapshot so the
+ * total and the rows agree.
+ */
+export async function listEvents(
+  sql: Sql,
+  eventType: string | null,
+  page: number,
+  size: number,
+): Promise<EventPage> {
+  const scope = eventType ?? ALL_TYPES;
+  return sql.begin('isolation level repeatable read read only', async (tx) => {
+    const [totalRow] = await tx<{ total: string }[]>`
+      SELECT coalesce(sum(n), 0)::int8 AS total FROM event_counts
+      WHERE event_type = ${scope} AND granularity = 'h'`;
+    const total = Number(totalRow?.total ?? 0);
+    const offset = page * size;
+    if (offset >= total) return { rows: [], total };
+    const rows =
+      offset <= DEEP_OFFSET
+        ? await pageByOffset(tx, eventType, offset, size)
+        : await pageByCounts(tx, eventType, offset, size);
+    return { rows: rows.map(toRecord), total };
+  });
+}
+
+const typeFilter = (sql: Tx, eventType: string | null) =>
+  eventType === null ? sql`` : sql`AND event_type = ${eventType}`;
+
+function pageByOffset(sql: Tx, eventType: string | null, offset: number, size: number) {
+  return sql<EventRow[]>`
+    SELECT * FROM events WHERE true ${typeFilter(sql, eventType)}
+    ORDER BY ts DESC, id DESC LIMIT ${size} OFFSET ${offset}`;
+}
+
+/** The bucket (newest first) in which the offset falls, and how many events come before it. */
+async function locate(
+  sql: Tx,
+  scope: string,
+  granularity: 'h' | 's',
+  from: number,
+  to: number,
+  offset: number,
+): Promise<{ bucket: number; before: number } | null> {
+  const [row] = await sql<{ bucket: string; before: string }[]>`
+    SELECT bucket, (cum - n)::int8 AS before FROM (
+      SELECT bucket, n, sum(n) OVER (ORDER BY bucket DESC) AS cum FROM (
+        SELECT bucket, sum(n) AS n FROM event_counts
+        WHERE event_type = ${scope} AND granularity = ${granularity}
+          AND bucket BETWEEN ${from}::int8 AND ${to}::int8
+        GROUP BY bucket
+      ) b
+    ) c
+    WHERE cum > ${offset} ORDER BY bucket DESC LIMIT 1`;
+  return row === undefined ? null : { bucket: Number(row.bucket), before: Number(row.before) };
+}
+
+/** Hour buckets of any timestamp JavaScript can represent (±8.64e15 ms) fall inside. */
+const HOUR_RANGE = 3e9;
+
+/** Walk hour counts, then second counts, then skip only within one second's events. */
+async function pageByCounts(sql: Tx, eventType: string | null, offset: number, size: number) {
+  const scope = eventType ?? ALL_TYPES;
+  const hour = await locate(sql, scope, 'h', -HOUR_RANGE, HOUR_RANGE, offset);
+  if (hour === null) return [];
+  const second = await locate(
+    sql,
+    scope,
+    's',
+    hour.bucket * 3600,
+    hour.bucket * 3600 + 3599,
+    offset - hour.before,
+  );
+  if (second === null) return [];
+  const skip = offset - hour.before - second.before;
+  return sql<EventRow[]>`
+    SELECT * FROM events
+    WHERE ts < to_timestamp(${second.bucket + 1}::float8) ${typeFilter(sql, eventType)}
+    ORDER BY ts DESC, id DESC LIMIT ${size} OFFSET ${skip}`;
+}

@@ -1,0 +1,24 @@
+/**
+ * @module Runs the node-pg-migrate migrations up, idempotently, before the port opens (main
+ * thread at start-up, and the tests for their own schemas).
+ */
+import { fileURLToPath } from 'node:url';
+import { runner } from 'node-pg-migrate';
+import type { Logger } from '../log.ts';
+
+const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations', import.meta.url));
+
+export async function migrateUp(databaseUrl: string, schema: string, log: Logger): Promise<void> {
+  const applied = await runner({
+    databaseUrl,
+    dir: MIGRATIONS_DIR,
+    direction: 'up',
+    migrationsTable: 'pgmigrations',
+    schema,
+    createSchema: true,
+    checkOrder: true,
+    log: () => {},
+    logger: { debug: () => {}, info: () => {}, warn: (m: string) => log.warn(m), error: (m: string) => log.error(m) },
+  });
+  if (applied.length > 0) log.info({ migrations: applied.map((m) => m.name) }, 'migrations applied');
+}

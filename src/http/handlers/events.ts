@@ -1,0 +1,152 @@
+/**
+ * @module Event endpoints (spec 4.1, DESIGN 2-3): single and batch ingest through group commit,
+ * paged lists, lookup by eventId.
+ */
+import { Type } from '@sinclair/typebox';
+import type { IngestBatcher } from '../../actors/ingest-batcher.ts';
+import type { StoragePool } from '../../actors/storage-pool.ts';
+import { idOfEventId, eventIdOf } from '../../domain/event-id.ts';
+import { AppError, notFound, validationError } from '../../errors.ts';
+import type { NewEvent } from '../../protocol/storage.ts';
+import { checkEventRequest, EventRequestSchema } from '../../schemas/event.ts';
+import {
+  AckSchema,
+  BatchResultSchema,
+  ErrorSchema,
+  EventPageSchema,
+  EventSchema,
+} from '../../schemas/event-responses.ts';
+import { mayContainNul } from '../../schemas/json-guards.ts';
+import { isPaging, PagingQuerySchema, parsePaging, toPage } from '../../schemas/paging.ts';
+import type { Reply } from '../reply.ts';
+import type { Request, Route } from '../route-types.ts';
+
+export interface EventDeps {
+  readonly batcher: IngestBatcher;
+  readonly pool: StoragePool;
+  readonly batchMaxEvents: number;
+}
+
+const ACCEPTED = 'Event accepted for processing';
+
+const ack = (event: NewEvent, id: number) => ({
+  status: 'accepted' as const,
+  eventId: eventIdOf(id),
+  eventType: event.eventType,
+  timestamp: new Date(event.timestamp).toISOString(),
+  message: ACCEPTED,
+});
+
+const failed = (message: string): AppError => new AppError('INTERNAL', `Failed to process event: ${message}`);
+
+async function store(batcher: IngestBatcher, events: readonly NewEvent[]): Promise<readonly number[]> {
+  const result = await batcher.submit(events);
+  if (!result.ok) throw failed(result.message);
+  return result.value;
+}
+
+async function ingestOne(deps: EventDeps, req: Request): Promise<Reply> {
+  const checked = checkEventRequest(req.body, req.receivedAt, mayContainNul(req.rawBody));
+  if (!checked.ok) throw validationError(checked.errors);
+  const [id] = await store(deps.batcher, [checked.event]);
+  return { status: 202, body: ack(checked.event, id as number) };
+}
+
+function batchItems(body: unknown, max: number): readonly unknown[] {
+  const items = Array.isArray(body) ? body : (body as { events?: unknown }).events;
+  const extra = Array.isArray(body) ? [] : Object.keys(body as object).filter((k) => k !== 'events');
+  if (extra.length > 0) throw validationError(Object.fromEntries(extra.map((k) => [k, `${k} is not a known field`])));
+  if (!Array.isArray(items)) throw validationError({ events: 'events must be an array of events' });
+  if (items.length === 0) throw validationError({ events: 'events must hold at least one event' });
+  if (items.length > max) throw validationError({ events: `events must hold at most ${max} events` });
+  return items;
+}
+
+async function ingestBatch(deps: EventDeps, req: Request): Promise<Reply> {
+  const items = batchItems(req.body, deps.batchMaxEvents);
+  const nul = mayContainNul(req.rawBody);
+  const valid: NewEvent[] = [];
+  const checks = items.map((item) => {
+    const checked = checkEventRequest(item, req.receivedAt, nul);
+    if (checked.ok) valid.push(checked.event);
+    return checked;
+  });
+  const ids = valid.length === 0 ? [] : await store(deps.batcher, valid);
+  let next = 0;
+  const results = checks.map((checked, index) =>
+    checked.ok ? ack(checked.event, ids[next++] as number) : { status: 'error' as const, index, errors: checked.errors },
+  );
+  return {
+    status: 202,
+    body: { status: 'accepted', accepted: valid.length, rejected: items.length - valid.length, results },
+  };
+}
+
+async function list(deps: EventDeps, req: Request, eventType: string | null): Promise<Reply> {
+  const paging = parsePaging(req.query);
+  if (!isPaging(paging)) throw validationError(paging);
+  const result = await deps.pool.run('listEvents', { eventType, ...paging });
+  if (!result.ok) throw failed(result.message);
+  return { status: 200, body: toPage(result.value.rows, result.value.total, paging) };
+}
+
+async function getOne(deps: EventDeps, req: Request): Promise<Reply> {
+  const eventId = req.params.eventId ?? '';
+  const id = idOfEventId(eventId);
+  if (id === null) throw notFound(`Event ${eventId} not found`);
+  const result = await deps.pool.run('getEvent', { id });
+  if (result.ok) return { status: 200, body: result.value };
+  if (result.code === 'NOT_FOUND') throw notFound(`Event ${eventId} not found`);
+  throw failed(result.message);
+}
+
+const errors = { 400: ErrorSchema, 500: ErrorSchema, 503: ErrorSchema };
+
+export const eventRoutes = (deps: EventDeps): Route[] => [
+  {
+    method: 'POST',
+    path: '/api/v1/events',
+    body: 'json',
+    doc: {
+      summary: 'Ingest one event; 202 once it is stored (group commit)',
+      body: EventRequestSchema,
+      responses: { 202: AckSchema, ...errors, 413: ErrorSchema, 415: ErrorSchema },
+    },
+    handle: (req) => ingestOne(deps, req),
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/events/batch',
+    body: 'json',
+    doc: {
+      summary: `Ingest up to ${deps.batchMaxEvents} events in one transaction; one result per item`,
+      body: Type.Union([
+        Type.Array(EventRequestSchema),
+        Type.Object({ events: Type.Array(EventRequestSchema) }, { additionalProperties: false }),
+      ]),
+      responses: { 202: BatchResultSchema, ...errors, 413: ErrorSchema, 415: ErrorSchema },
+    },
+    handle: (req) => ingestBatch(deps, req),
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/events',
+    body: 'none',
+    doc: { summary: 'Events, newest first', query: PagingQuerySchema, responses: { 200: EventPageSchema, ...errors } },
+    handle: (req) => list(deps, req, null),
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/events/type/:eventType',
+    body: 'none',
+    doc: { summary: 'Events of one type, newest first', query: PagingQuerySchema, responses: { 200: EventPageSchema, ...errors } },
+    handle: (req) => list(deps, req, req.params.eventType ?? ''),
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/events/:eventId',
+    body: 'none',
+    doc: { summary: 'One event by eventId (evt_<id>)', responses: { 200: EventSchema, 404: ErrorSchema, 500: ErrorSchema } },
+    handle: (req) => getOne(deps, req),
+  },
+];

@@ -1,0 +1,47 @@
+/**
+ * @module Health and status endpoints (spec 4.1, DESIGN 8): health is UP only when the database
+ * answers within the query timeout.
+ */
+import type { StoragePool } from '../../actors/storage-pool.ts';
+import { HealthSchema, ServiceInfoSchema } from '../../schemas/event-responses.ts';
+import { SERVICE_NAME, SERVICE_VERSION } from '../../version.ts';
+import type { Reply } from '../reply.ts';
+import type { Route } from '../route-types.ts';
+
+export interface SystemDeps {
+  readonly pool: StoragePool;
+  readonly timeoutMs: number;
+}
+
+async function health(deps: SystemDeps): Promise<Reply> {
+  const timestamp = String(Date.now());
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve('database did not answer in time'), deps.timeoutMs);
+  });
+  const ping = deps.pool.run('ping', {}).then(
+    (r) => (r.ok ? null : r.message),
+    (error: unknown) => (error instanceof Error ? error.message : 'storage unavailable'),
+  );
+  const reason = await Promise.race([ping, timeout]).finally(() => clearTimeout(timer));
+  return reason === null
+    ? { status: 200, body: { status: 'UP', timestamp } }
+    : { status: 503, body: { status: 'DOWN', timestamp, reason } };
+}
+
+export const systemRoutes = (deps: SystemDeps): Route[] => [
+  {
+    method: 'GET',
+    path: '/api/v1/events/health',
+    body: 'none',
+    doc: { summary: 'UP when the database answers, else 503 DOWN with the reason', responses: { 200: HealthSchema, 503: HealthSchema } },
+    handle: () => health(deps),
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/events/test',
+    body: 'none',
+    doc: { summary: 'Service name and version', responses: { 200: ServiceInfoSchema } },
+    handle: () => ({ status: 200, body: { status: 'running', service: SERVICE_NAME, version: SERVICE_VERSION } }),
+  },
+];

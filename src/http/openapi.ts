@@ -1,0 +1,54 @@
+/**
+ * @module GET /api/v1/openapi.json: an OpenAPI 3.1 document generated from the route table's
+ * typebox schemas, so the document cannot drift from the routes.
+ */
+import type { TSchema } from '@sinclair/typebox';
+import { SERVICE_NAME, SERVICE_VERSION } from '../version.ts';
+import type { Route } from './route-types.ts';
+
+const openApiPath = (path: string): string => path.replace(/:(\w+)/g, '{$1}');
+
+/** typebox schemas are JSON Schema; the round trip drops typebox's symbol keys. */
+const plain = (schema: TSchema): unknown => JSON.parse(JSON.stringify(schema));
+
+function operation(route: Route): Record<string, unknown> {
+  const { doc } = route;
+  const pathParams = [...route.path.matchAll(/:(\w+)/g)].map((m) => ({
+    name: m[1],
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+  }));
+  const queryParams = Object.entries(
+    (doc.query?.properties ?? {}) as Record<string, TSchema>,
+  ).map(([name, schema]) => ({ name, in: 'query', required: false, schema: plain(schema) }));
+  const responses = Object.fromEntries(
+    Object.entries(doc.responses).map(([status, schema]) => [
+      status,
+      typeof schema === 'string'
+        ? { description: schema }
+        : { description: `HTTP ${status}`, content: { 'application/json': { schema: plain(schema) } } },
+    ]),
+  );
+  return {
+    summary: doc.summary,
+    ...(pathParams.length + queryParams.length > 0 ? { parameters: [...pathParams, ...queryParams] } : {}),
+    ...(doc.body === undefined
+      ? {}
+      : { requestBody: { required: true, content: { 'application/json': { schema: plain(doc.body) } } } }),
+    responses,
+  };
+}
+
+export function openApiDocument(routes: readonly Route[]): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const entry = (paths[openApiPath(route.path)] ??= {});
+    entry[route.method.toLowerCase()] = operation(route);
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: SERVICE_NAME, version: SERVICE_VERSION },
+    paths,
+  };
+}

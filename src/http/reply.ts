@@ -1,0 +1,47 @@
+/**
+ * @module Writing an answer to a uWS response (front thread): one corked write, never after the
+ * client went away. The abort flag lives in our own object, not on the native response.
+ */
+import type uWS from 'uWebSockets.js';
+import { STATUS_CODES } from 'node:http';
+
+export interface Reply {
+  readonly status: number;
+  /** Serialised with JSON.stringify; undefined sends no body (204). */
+  readonly body?: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Ask the client to close the connection after this answer. */
+  readonly close?: boolean;
+}
+
+export interface Exchange {
+  readonly res: uWS.HttpResponse;
+  aborted: boolean;
+  answered: boolean;
+}
+
+const statusLines = new Map<number, string>();
+const statusLine = (status: number): string => {
+  let line = statusLines.get(status);
+  if (line === undefined) {
+    line = `${status} ${STATUS_CODES[status] ?? 'Unknown'}`;
+    statusLines.set(status, line);
+  }
+  return line;
+};
+
+export function send(exchange: Exchange, reply: Reply): void {
+  if (exchange.aborted || exchange.answered) return;
+  exchange.answered = true;
+  const payload = reply.body === undefined ? undefined : JSON.stringify(reply.body);
+  exchange.res.cork(() => {
+    const res = exchange.res;
+    res.writeStatus(statusLine(reply.status));
+    if (payload !== undefined) res.writeHeader('Content-Type', 'application/json');
+    if (reply.headers !== undefined) {
+      for (const [name, value] of Object.entries(reply.headers)) res.writeHeader(name, value);
+    }
+    if (payload === undefined) res.endWithoutBody(0, reply.close === true);
+    else res.end(payload, reply.close === true);
+  });
+}

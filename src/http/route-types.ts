@@ -1,0 +1,38 @@
+/**
+ * @module What a route is: method, path pattern, body policy, the schemas that document it and
+ * its handler. Handlers see plain data and return a Reply; they never touch uWS.
+ */
+import type { TSchema } from '@sinclair/typebox';
+import type { Reply } from './reply.ts';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+export interface Request {
+  /** Path parameters by name (`/events/:eventId` -> { eventId }). */
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: URLSearchParams;
+  /** Parsed JSON body (routes with `body: 'json'`), else undefined. */
+  readonly body: unknown;
+  /** The body as text, for checks that are cheaper on the raw JSON. */
+  readonly rawBody: string;
+  /** Epoch ms at which the front thread read the request. */
+  readonly receivedAt: number;
+}
+
+export interface RouteDoc {
+  readonly summary: string;
+  readonly body?: TSchema;
+  readonly query?: TSchema;
+  /** Status -> response schema (or a description when there is no body). */
+  readonly responses: Readonly<Record<number, TSchema | string>>;
+}
+
+export interface Route {
+  readonly method: Method;
+  /** uWS pattern: `/api/v1/events/:eventId`. */
+  readonly path: string;
+  /** 'json': a JSON object or array body is required (415 / 400 otherwise); 'none': ignored. */
+  readonly body: 'json' | 'none';
+  readonly doc: RouteDoc;
+  readonly handle: (request: Request) => Reply | Promise<Reply>;
+}

@@ -1,0 +1,122 @@
+/**
+ * @module The uWS request adapter (front thread): copy what is needed from `req` (it is only valid
+ * synchronously), attach onAborted, read and parse the bounded body, call the handler, answer in
+ * one corked write. Nothing thrown here can reach uWS.
+ */
+import type uWS from 'uWebSockets.js';
+import { AppError } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import { errorReply } from './error-response.ts';
+import { readBody } from './read-body.ts';
+import { send, type Exchange, type Reply } from './reply.ts';
+import type { Route } from './route-types.ts';
+
+export interface AdapterContext {
+  readonly maxBodyBytes: number;
+  readonly log: Logger;
+  /** Counts requests in progress, so shutdown can wait for them; answers 503 while draining. */
+  readonly gate: RequestGate;
+}
+
+export interface RequestGate {
+  readonly draining: boolean;
+  enter(): void;
+  leave(): void;
+}
+
+const JSON_MEDIA = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+const paramNames = (path: string): string[] =>
+  path
+    .split('/')
+    .filter((s) => s.startsWith(':'))
+    .map((s) => s.slice(1));
+
+export const shuttingDown = (): AppError =>
+  new AppError('SHUTTING_DOWN', 'Service is shutting down', undefined, { Connection: 'close' });
+
+export function adapt(
+  route: Route,
+  ctx: AdapterContext,
+): (res: uWS.HttpResponse, req: uWS.HttpRequest) => void {
+  const names = paramNames(route.path);
+  return (res, req) => {
+    const receivedAt = Date.now();
+    const exchange: Exchange = { res, aborted: false, answered: false };
+    res.onAborted(() => {
+      exchange.aborted = true;
+    });
+    if (ctx.gate.draining) {
+      send(exchange, { ...errorReply(shuttingDown(), ctx.log), close: true });
+      return;
+    }
+    const params = decodeParams(names, req);
+    if (params === null) {
+      send(exchange, errorReply(new AppError('VALIDATION_FAILED', 'Malformed percent-encoding in the path'), ctx.log));
+      return;
+    }
+    const query = new URLSearchParams(req.getQuery() ?? '');
+    let bodyText: Promise<string> | null = null;
+    if (route.body === 'json') {
+      const contentType = req.getHeader('content-type');
+      const declared = Number(req.getHeader('content-length') || 0);
+      if (!JSON_MEDIA.test(contentType)) {
+        send(exchange, errorReply(new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Type must be application/json, got '${contentType}'`), ctx.log));
+        return;
+      }
+      if (declared > ctx.maxBodyBytes) {
+        send(exchange, errorReply(new AppError('PAYLOAD_TOO_LARGE', `Request body exceeds ${ctx.maxBodyBytes} bytes`), ctx.log));
+        return;
+      }
+      bodyText = readBody(res, ctx.maxBodyBytes);
+    }
+    ctx.gate.enter();
+    void run(route, exchange, bodyText, params, query, receivedAt, ctx).finally(() => ctx.gate.leave());
+  };
+}
+
+async function run(
+  route: Route,
+  exchange: Exchange,
+  bodyText: Promise<string> | null,
+  params: Record<string, string>,
+  query: URLSearchParams,
+  receivedAt: number,
+  ctx: AdapterContext,
+): Promise<void> {
+  let reply: Reply;
+  try {
+    const rawBody = bodyText === null ? '' : await bodyText;
+    const body = bodyText === null ? undefined : parseJson(rawBody);
+    reply = await route.handle({ params, query, body, rawBody, receivedAt });
+  } catch (error) {
+    reply = errorReply(error, ctx.log);
+  }
+  send(exchange, reply);
+}
+
+function decodeParams(names: readonly string[], req: uWS.HttpRequest): Record<string, string> | null {
+  const params: Record<string, string> = {};
+  try {
+    names.forEach((name, i) => {
+      params[name] = decodeURIComponent(req.getParameter(i));
+    });
+  } catch {
+    return null;
+  }
+  return params;
+}
+
+function parseJson(text: string): unknown {
+  if (text.trim() === '') throw new AppError('MALFORMED_JSON', 'Request body is empty; a JSON body is required');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new AppError('MALFORMED_JSON', `Malformed JSON: ${(error as Error).message}`);
+  }
+  if (value === null || typeof value !== 'object') {
+    throw new AppError('MALFORMED_JSON', 'Request body must be a JSON object');
+  }
+  return value;
+}

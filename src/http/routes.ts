@@ -1,0 +1,25 @@
+/**
+ * @module The route table: every endpoint of the service, assembled from the handler modules, plus
+ * the OpenAPI document generated from it.
+ */
+import { Type } from '@sinclair/typebox';
+import { eventRoutes, type EventDeps } from './handlers/events.ts';
+import { systemRoutes, type SystemDeps } from './handlers/system.ts';
+import { openApiDocument } from './openapi.ts';
+import type { Route } from './route-types.ts';
+
+export type RouteDeps = EventDeps & SystemDeps;
+
+export function buildRoutes(deps: RouteDeps): Route[] {
+  const routes: Route[] = [...systemRoutes(deps), ...eventRoutes(deps)];
+  const openApi: Route = {
+    method: 'GET',
+    path: '/api/v1/openapi.json',
+    body: 'none',
+    doc: { summary: 'This OpenAPI 3.1 document', responses: { 200: Type.Object({ openapi: Type.String() }) } },
+    handle: () => ({ status: 200, body: document }),
+  };
+  routes.push(openApi);
+  const document = openApiDocument(routes);
+  return routes;
+}

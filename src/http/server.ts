@@ -1,0 +1,79 @@
+/**
+ * @module The uWS App (front thread): registers the route table, 405 with Allow for a known path
+ * and another method, 404 for the rest; listens and closes the listen socket on shutdown.
+ */
+import uWS from 'uWebSockets.js';
+import { AppError } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import { errorReply } from './error-response.ts';
+import { adapt, type AdapterContext } from './route.ts';
+import { send, type Exchange } from './reply.ts';
+import type { Method, Route } from './route-types.ts';
+
+export interface HttpServer {
+  readonly app: uWS.TemplatedApp;
+  readonly port: number;
+  /** Stops accepting connections; open ones stay until they finish or close. */
+  closeListener(): void;
+}
+
+/** uWS silently falls back to a slow JS build on an unsupported Node: refuse to run on it. */
+export function assertNativeUws(): void {
+  if (!uWS.App.toString().includes('[native code]')) {
+    throw new Error(`uWebSockets.js has no native build for Node ${process.version}; use Node 20`);
+  }
+}
+
+type Handler = (res: uWS.HttpResponse, req: uWS.HttpRequest) => void;
+const register: Record<Method, (app: uWS.TemplatedApp) => (pattern: string, h: Handler) => uWS.TemplatedApp> = {
+  GET: (app) => app.get.bind(app),
+  POST: (app) => app.post.bind(app),
+  PUT: (app) => app.put.bind(app),
+  DELETE: (app) => app.del.bind(app),
+};
+
+function answerNow(res: uWS.HttpResponse, error: AppError, log: Logger): void {
+  const exchange: Exchange = { res, aborted: false, answered: false };
+  send(exchange, errorReply(error, log));
+}
+
+export function buildApp(routes: readonly Route[], ctx: AdapterContext): uWS.TemplatedApp {
+  assertNativeUws();
+  const app = uWS.App();
+  const methodsByPath = new Map<string, Method[]>();
+  for (const route of routes) {
+    register[route.method](app)(route.path, adapt(route, ctx));
+    methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
+  }
+  for (const [path, methods] of methodsByPath) {
+    const allow = methods.join(', ');
+    app.any(path, (res, req) => {
+      const method = req.getCaseSensitiveMethod();
+      answerNow(
+        res,
+        new AppError('METHOD_NOT_ALLOWED', `Method ${method} is not allowed on ${req.getUrl()}`, undefined, { Allow: allow }),
+        ctx.log,
+      );
+    });
+  }
+  app.any('/*', (res, req) => {
+    answerNow(res, new AppError('NOT_FOUND', `No route for ${req.getCaseSensitiveMethod()} ${req.getUrl()}`), ctx.log);
+  });
+  return app;
+}
+
+export function listen(app: uWS.TemplatedApp, host: string, port: number): Promise<HttpServer> {
+  return new Promise((resolve, reject) => {
+    app.listen(host, port, (token) => {
+      if (token === false) {
+        reject(new Error(`Cannot listen on ${host}:${port}`));
+        return;
+      }
+      resolve({
+        app,
+        port: uWS.us_socket_local_port(token),
+        closeListener: () => uWS.us_listen_socket_close(token),
+      });
+    });
+  });
+}

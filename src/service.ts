@@ -1,0 +1,82 @@
+/**
+ * @module Composition root (main thread): database (embedded or DATABASE_URL), migrations, the
+ * storage pool, group commit and the HTTP front; returns `{ port, stop }` for main, tests and
+ * benches alike.
+ */
+import { randomUUID } from 'node:crypto';
+import { createIngestBatcher } from './actors/ingest-batcher.ts';
+import { startStoragePool } from './actors/storage-pool.ts';
+import type { Config } from './config.ts';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres.ts';
+import { migrateUp } from './db/migrate.ts';
+import { buildApp, listen } from './http/server.ts';
+import { buildRoutes } from './http/routes.ts';
+import { createLogger, type Logger } from './log.ts';
+import { createRequestGate } from './request-gate.ts';
+
+export interface RunningService {
+  readonly port: number;
+  readonly databaseUrl: string;
+  /** Drains and stops everything; resolves when the last database write has finished. */
+  stop(): Promise<void>;
+}
+
+export async function startService(config: Config, log: Logger = createLogger(config.LOG_LEVEL, 'main')): Promise<RunningService> {
+  let embedded: EmbeddedDatabase | null = null;
+  if (config.DATABASE_URL === undefined) {
+    embedded = await startEmbeddedPostgres(config.VIGIL_DATA_DIR, config.EMBEDDED_PG_PORT, log);
+  }
+  const databaseUrl = config.DATABASE_URL ?? (embedded as EmbeddedDatabase).url;
+  try {
+    await migrateUp(databaseUrl, config.DATABASE_SCHEMA, log);
+  } catch (error) {
+    await embedded?.stop();
+    throw error;
+  }
+
+  const pool = startStoragePool({
+    threads: config.STORAGE_WORKERS,
+    // The batcher bounds events; this bounds tasks (reads included) a little above it.
+    maxQueuedTasks: config.INGEST_QUEUE_MAX + 1000,
+    closeTimeoutMs: config.SHUTDOWN_GRACE_MS,
+    workerData: {
+      databaseUrl,
+      schema: config.DATABASE_SCHEMA,
+      connections: config.DB_CONNECTIONS_PER_WORKER,
+      queryTimeoutMs: config.DB_QUERY_TIMEOUT_MS,
+      logLevel: config.LOG_LEVEL,
+      metricsChannel: `vigil-metrics-${randomUUID()}`,
+    },
+  });
+  const batcher = createIngestBatcher(pool, {
+    batchMax: config.INGEST_BATCH_MAX,
+    batchWaitMs: config.INGEST_BATCH_WAIT_MS,
+    queueMax: config.INGEST_QUEUE_MAX,
+  });
+  const gate = createRequestGate();
+  const routes = buildRoutes({
+    batcher,
+    pool,
+    batchMaxEvents: config.BATCH_MAX_EVENTS,
+    timeoutMs: config.DB_QUERY_TIMEOUT_MS,
+  });
+  const app = buildApp(routes, { maxBodyBytes: config.MAX_BODY_BYTES, log, gate });
+  const server = await listen(app, config.HOST, config.PORT);
+  log.info({ port: server.port, host: config.HOST }, 'vigil listening');
+
+  let stopping: Promise<void> | null = null;
+  const stop = async (): Promise<void> => {
+    log.info('draining: new requests get 503 SHUTTING_DOWN');
+    server.closeListener();
+    await gate.close();
+    await batcher.drain();
+    await pool.close();
+    await embedded?.stop();
+    log.info('stopped');
+  };
+  return {
+    port: server.port,
+    databaseUrl,
+    stop: () => (stopping ??= stop()),
+  };
+}
