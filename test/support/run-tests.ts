@@ -1,0 +1,45 @@
+/**
+ * `npm test`: runs tap against DATABASE_URL when set, else against an embedded PostgreSQL started
+ * for this run in a fresh temporary directory (removed afterwards). Extra arguments go to tap.
+ */
+import { spawn } from 'node:child_process';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startEmbeddedPostgres } from '../../src/db/embedded-postgres.ts';
+import { createLogger } from '../../src/log.ts';
+
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+
+const log = createLogger('warn', 'test-runner');
+let stopDatabase = async (): Promise<void> => {};
+const env = { ...process.env };
+if (env.DATABASE_URL === undefined || env.DATABASE_URL === '') {
+  const dir = await mkdtemp(path.join(tmpdir(), 'vigil-test-'));
+  await chmod(dir, 0o755);
+  const db = await startEmbeddedPostgres(dir, await freePort(), log);
+  env.DATABASE_URL = db.url;
+  console.log(`# embedded PostgreSQL for this run at ${db.url}`);
+  stopDatabase = async () => {
+    await db.stop();
+    await rm(dir, { recursive: true, force: true });
+  };
+} else {
+  console.log(`# tests use DATABASE_URL ${env.DATABASE_URL}`);
+}
+
+const tap = spawn(path.resolve('node_modules/.bin/tap'), process.argv.slice(2), { stdio: 'inherit', env });
+const code = await new Promise<number>((resolve) => {
+  tap.on('exit', (status, signal) => resolve(status ?? (signal === null ? 1 : 1)));
+});
+await stopDatabase();
+process.exit(code);

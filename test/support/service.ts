@@ -1,0 +1,48 @@
+/**
+ * Starts the real service (same composition root as production) on a free port against the
+ * test file's own schema, and stops it at teardown.
+ */
+import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/log.ts';
+import { startService, type RunningService } from '../../src/service.ts';
+import { createTestDatabase, type TestDatabase } from './database.ts';
+
+export interface TestService {
+  readonly service: RunningService;
+  readonly db: TestDatabase;
+  readonly base: string;
+  /** fetch against the service, with a JSON body when `json` is given. */
+  request(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
+}
+
+interface Teardown {
+  teardown(fn: () => unknown): void;
+}
+
+export async function startTestService(t: Teardown, env: Record<string, string> = {}): Promise<TestService> {
+  const db = await createTestDatabase(t);
+  const config = loadConfig({
+    DATABASE_URL: db.url,
+    DATABASE_SCHEMA: db.schema,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'fatal',
+    STORAGE_WORKERS: '1',
+    DB_CONNECTIONS_PER_WORKER: '2',
+    ...env,
+  });
+  const service = await startService(config, createLogger(config.LOG_LEVEL, 'test-service'));
+  t.teardown(() => service.stop());
+  const base = `http://127.0.0.1:${service.port}`;
+  const request = (path: string, init: RequestInit & { json?: unknown } = {}) => {
+    const { json, ...rest } = init;
+    if (json === undefined) return fetch(base + path, rest);
+    return fetch(base + path, {
+      method: 'POST',
+      ...rest,
+      headers: { 'content-type': 'application/json', ...(rest.headers as Record<string, string>) },
+      body: JSON.stringify(json),
+    });
+  };
+  return { service, db, base, request };
+}
