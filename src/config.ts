@@ -37,6 +37,10 @@ export const ConfigSchema = Type.Object({
   MAX_BODY_BYTES: Int(1024, 67108864, 1048576, 'Largest request body; larger: 413.'),
   BATCH_MAX_EVENTS: Int(1, 10000, 1000, 'Most events in one POST /api/v1/events/batch.'),
   METRICS_BROADCAST_MS: Int(100, 60000, 1000, 'Period of the /topic/metrics STOMP broadcast.'),
+  METRICS_REFRESH_MS: Int(50, 1000, 250, 'How often the metrics actor recomputes the snapshot that GET /api/v1/metrics serves.'),
+  METRICS_MAX_EVENT_TYPES: Int(1, 1000000, 1000, 'Event types counted by name; further new types count under (other).'),
+  METRICS_MAX_SOURCES: Int(1, 1000000, 1000, 'Sources counted by name; further new sources count under (other).'),
+  METRICS_MAX_TRACKED_USERS: Int(10, 10000000, 100000, 'Users tracked one by one (topUsers, exact uniqueUsers); past it uniqueUsers is estimated.'),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'info', description: 'pino log level.' },

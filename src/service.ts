@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createIngestBatcher } from './actors/ingest-batcher.ts';
+import { startMetricsActor } from './actors/metrics-actor-client.ts';
 import { startStoragePool } from './actors/storage-pool.ts';
 import type { Config } from './config.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres.ts';
@@ -34,6 +35,19 @@ export async function startService(config: Config, log: Logger = createLogger(co
     throw error;
   }
 
+  const metricsChannel = `vigil-metrics-${randomUUID()}`;
+  // The actor listens before any storage worker can post a committed batch.
+  const metrics = await startMetricsActor(
+    {
+      metricsChannel,
+      refreshMs: config.METRICS_REFRESH_MS,
+      logLevel: config.LOG_LEVEL,
+      maxEventTypes: config.METRICS_MAX_EVENT_TYPES,
+      maxSources: config.METRICS_MAX_SOURCES,
+      maxTrackedUsers: config.METRICS_MAX_TRACKED_USERS,
+    },
+    log,
+  );
   const pool = startStoragePool({
     threads: config.STORAGE_WORKERS,
     // The batcher bounds events; this bounds tasks (reads included) a little above it.
@@ -45,7 +59,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
       connections: config.DB_CONNECTIONS_PER_WORKER,
       queryTimeoutMs: config.DB_QUERY_TIMEOUT_MS,
       logLevel: config.LOG_LEVEL,
-      metricsChannel: `vigil-metrics-${randomUUID()}`,
+      metricsChannel,
     },
   });
   const batcher = createIngestBatcher(pool, {
@@ -59,6 +73,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     pool,
     batchMaxEvents: config.BATCH_MAX_EVENTS,
     timeoutMs: config.DB_QUERY_TIMEOUT_MS,
+    metrics,
   });
   const app = buildApp(routes, { maxBodyBytes: config.MAX_BODY_BYTES, log, gate });
   const server = await listen(app, config.HOST, config.PORT);
@@ -71,6 +86,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     await gate.close();
     await batcher.drain();
     await pool.close();
+    await metrics.stop();
     await embedded?.stop();
     log.info('stopped');
   };

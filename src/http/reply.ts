@@ -7,8 +7,10 @@ import { STATUS_CODES } from 'node:http';
 
 export interface Reply {
   readonly status: number;
-  /** Serialised with JSON.stringify; undefined sends no body (204). */
+  /** Serialised with JSON.stringify; undefined (and no json) sends no body (204). */
   readonly body?: unknown;
+  /** A body that is already JSON text (the metrics snapshot, serialised once by its actor). */
+  readonly json?: string;
   readonly headers?: Readonly<Record<string, string>>;
   /** Ask the client to close the connection after this answer. */
   readonly close?: boolean;
@@ -33,7 +35,7 @@ const statusLine = (status: number): string => {
 export function send(exchange: Exchange, reply: Reply): void {
   if (exchange.aborted || exchange.answered) return;
   exchange.answered = true;
-  const payload = reply.body === undefined ? undefined : JSON.stringify(reply.body);
+  const payload = reply.json ?? (reply.body === undefined ? undefined : JSON.stringify(reply.body));
   exchange.res.cork(() => {
     const res = exchange.res;
     res.writeStatus(statusLine(reply.status));

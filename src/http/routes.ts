@@ -4,14 +4,15 @@
  */
 import { Type } from '@sinclair/typebox';
 import { eventRoutes, type EventDeps } from './handlers/events.ts';
+import { metricsRoutes, type MetricsDeps } from './handlers/metrics.ts';
 import { systemRoutes, type SystemDeps } from './handlers/system.ts';
 import { openApiDocument } from './openapi.ts';
 import type { Route } from './route-types.ts';
 
-export type RouteDeps = EventDeps & SystemDeps;
+export type RouteDeps = EventDeps & SystemDeps & MetricsDeps;
 
 export function buildRoutes(deps: RouteDeps): Route[] {
-  const routes: Route[] = [...systemRoutes(deps), ...eventRoutes(deps)];
+  const routes: Route[] = [...systemRoutes(deps), ...eventRoutes(deps), ...metricsRoutes(deps)];
   const openApi: Route = {
     method: 'GET',
     path: '/api/v1/openapi.json',

@@ -9,3 +9,47 @@ export type MetricsChannelMessage = {
   readonly type: 'events-stored';
   readonly events: readonly MetricEvent[];
 };
+
+/** Front -> actor. Each request carries an id that its reply repeats. */
+export type MetricsCommand =
+  | { readonly type: 'reset'; readonly requestId: number }
+  | { readonly type: 'stop'; readonly requestId: number };
+
+/** What each command answers with. */
+export interface MetricsReplies {
+  /** The snapshot right after the reset, so the front's copy never shows older counts. */
+  readonly reset: { readonly snapshotJson: string };
+  readonly stop: null;
+}
+
+/** An unexpected error, rebuilt on the other side by name and message. */
+export interface WireError {
+  readonly name: string;
+  readonly message: string;
+}
+
+/** Actor -> front. */
+export type MetricsNotice =
+  | { readonly type: 'ready' }
+  /** The serialised snapshot, posted every METRICS_REFRESH_MS: GET /metrics and STOMP use it. */
+  | { readonly type: 'snapshot'; readonly json: string }
+  | {
+      readonly type: 'reply';
+      readonly requestId: number;
+      readonly result:
+        | { readonly ok: true; readonly value: MetricsReplies[MetricsCommand['type']] }
+        | { readonly ok: false; readonly error: WireError };
+    };
+
+export interface MetricsActorData {
+  readonly metricsChannel: string;
+  readonly refreshMs: number;
+  readonly logLevel: string;
+  readonly maxEventTypes: number;
+  readonly maxSources: number;
+  readonly maxTrackedUsers: number;
+}
+
+export const assertNever = (value: never): never => {
+  throw new Error(`Unhandled message ${JSON.stringify(value)}`);
+};

@@ -16,7 +16,7 @@ import {
   EventPageSchema,
   EventSchema,
 } from '../../schemas/event-responses.ts';
-import { mayContainNul } from '../../schemas/json-guards.ts';
+import { mayHoldUnstorable } from '../../schemas/json-guards.ts';
 import { isPaging, PagingQuerySchema, parsePaging, toPage } from '../../schemas/paging.ts';
 import type { Reply } from '../reply.ts';
 import type { Request, Route } from '../route-types.ts';
@@ -46,7 +46,7 @@ async function store(batcher: IngestBatcher, events: readonly NewEvent[]): Promi
 }
 
 async function ingestOne(deps: EventDeps, req: Request): Promise<Reply> {
-  const checked = checkEventRequest(req.body, req.receivedAt, mayContainNul(req.rawBody));
+  const checked = checkEventRequest(req.body, req.receivedAt, mayHoldUnstorable(req.rawBody));
   if (!checked.ok) throw validationError(checked.errors);
   const [id] = await store(deps.batcher, [checked.event]);
   return { status: 202, body: ack(checked.event, id as number) };
@@ -64,10 +64,10 @@ function batchItems(body: unknown, max: number): readonly unknown[] {
 
 async function ingestBatch(deps: EventDeps, req: Request): Promise<Reply> {
   const items = batchItems(req.body, deps.batchMaxEvents);
-  const nul = mayContainNul(req.rawBody);
+  const unstorable = mayHoldUnstorable(req.rawBody);
   const valid: NewEvent[] = [];
   const checks = items.map((item) => {
-    const checked = checkEventRequest(item, req.receivedAt, nul);
+    const checked = checkEventRequest(item, req.receivedAt, unstorable);
     if (checked.ok) valid.push(checked.event);
     return checked;
   });

@@ -1,0 +1,110 @@
+/**
+ * @module The front thread's face of the metrics actor: starts the worker, keeps the latest
+ * snapshot it posts, correlates requests with replies (pending map), fails every waiting request
+ * at once if the thread dies, and restarts it (its metrics then start from zero).
+ */
+import { Worker } from 'node:worker_threads';
+import { AppError } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import type {
+  MetricsActorData,
+  MetricsCommand,
+  MetricsNotice,
+  MetricsReplies,
+} from '../protocol/metrics-actor.ts';
+import { workerExecArgv } from './worker-exec-argv.ts';
+
+const WORKER_FILE = new URL('../../workers/metrics-actor.worker.ts', import.meta.url);
+
+type CommandType = MetricsCommand['type'];
+type CommandInput<K extends CommandType> = Omit<Extract<MetricsCommand, { type: K }>, 'type' | 'requestId'>;
+
+interface Pending {
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+}
+
+export interface MetricsActor {
+  /** The latest serialised snapshot (spec 2.10); refreshed by the actor every METRICS_REFRESH_MS. */
+  snapshotJson(): string;
+  /** Called with each new snapshot (the STOMP broadcaster keeps the latest). */
+  onSnapshot(listener: (json: string) => void): void;
+  reset(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const unavailable = (): AppError => new AppError('INTERNAL', 'Metrics are unavailable: the metrics actor stopped');
+
+export async function startMetricsActor(data: MetricsActorData, log: Logger): Promise<MetricsActor> {
+  let latest = '{}';
+  let stopping = false;
+  let nextId = 1;
+  const pending = new Map<number, Pending>();
+  const listeners: ((json: string) => void)[] = [];
+  let worker: Worker;
+
+  const onNotice = (notice: MetricsNotice): void => {
+    switch (notice.type) {
+      case 'ready':
+        return;
+      case 'snapshot':
+        latest = notice.json;
+        for (const listener of listeners) listener(latest);
+        return;
+      case 'reply': {
+        const waiting = pending.get(notice.requestId);
+        pending.delete(notice.requestId);
+        if (waiting === undefined) return;
+        if (notice.result.ok) waiting.resolve(notice.result.value);
+        else waiting.reject(Object.assign(new Error(notice.result.error.message), { name: notice.result.error.name }));
+      }
+    }
+  };
+
+  const spawn = (): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const w = new Worker(WORKER_FILE, { workerData: data, execArgv: workerExecArgv() });
+      worker = w;
+      const onFirst = (notice: MetricsNotice): void => {
+        if (notice.type !== 'ready') return;
+        w.off('message', onFirst);
+        resolve();
+      };
+      w.on('message', onFirst);
+      w.on('message', onNotice);
+      w.on('error', (error) => {
+        log.error({ err: error }, 'metrics actor failed');
+        reject(error);
+      });
+      w.on('exit', (code) => {
+        for (const waiting of pending.values()) waiting.reject(unavailable());
+        pending.clear();
+        if (stopping) return;
+        log.error({ code }, 'metrics actor died; restarting it, metrics start again from zero');
+        spawn().catch((error: unknown) => log.fatal({ err: error }, 'metrics actor restart failed'));
+      });
+    });
+
+  const send = <K extends CommandType>(type: K, input: CommandInput<K>): Promise<MetricsReplies[K]> => {
+    const requestId = nextId++;
+    return new Promise((resolve, reject) => {
+      pending.set(requestId, { resolve: resolve as (v: unknown) => void, reject });
+      worker.postMessage({ type, requestId, ...input } as MetricsCommand);
+    });
+  };
+
+  await spawn();
+  return {
+    snapshotJson: () => latest,
+    onSnapshot: (listener) => listeners.push(listener),
+    async reset() {
+      const { snapshotJson } = await send('reset', {});
+      latest = snapshotJson;
+    },
+    async stop() {
+      stopping = true;
+      await send('stop', {}).catch(() => undefined);
+      await worker.terminate();
+    },
+  };
+}

@@ -1,0 +1,103 @@
+/**
+ * @module The metrics aggregator owned by the metrics actor thread: records stored events, answers
+ * the spec 2.10 snapshot and the windowed values rules read (WindowedMetrics). Pure, clock injected.
+ */
+import type { MetricEvent } from '../event.ts';
+import { SEVERITIES } from '../event.ts';
+import { buildSnapshot } from './build-snapshot.ts';
+import type { IndexedMetric, MetricRef, WindowedMetrics } from './metric-names.ts';
+import { DEFAULT_METRICS_LIMITS, type MetricsLimits } from './metrics-limits.ts';
+import { MetricsState } from './metrics-state.ts';
+import { recordEvents } from './record-events.ts';
+import type { MetricsSnapshot } from './snapshot.ts';
+import { valueOver, windowRange } from './window-values.ts';
+
+export interface AggregatorOptions extends Partial<MetricsLimits> {
+  /** Epoch ms; read once per call. Defaults to Date.now. */
+  readonly now?: () => number;
+}
+
+export class Aggregator implements WindowedMetrics {
+  readonly limits: MetricsLimits;
+  private readonly now: () => number;
+  private state: MetricsState;
+
+  constructor(options: AggregatorOptions = {}) {
+    this.limits = Object.freeze({
+      maxEventTypes: positiveInteger(
+        'maxEventTypes',
+        options.maxEventTypes,
+        DEFAULT_METRICS_LIMITS.maxEventTypes,
+      ),
+      maxSources: positiveInteger(
+        'maxSources',
+        options.maxSources,
+        DEFAULT_METRICS_LIMITS.maxSources,
+      ),
+      maxTrackedUsers: positiveInteger(
+        'maxTrackedUsers',
+        options.maxTrackedUsers,
+        DEFAULT_METRICS_LIMITS.maxTrackedUsers,
+      ),
+    });
+    this.now = options.now ?? Date.now;
+    this.state = new MetricsState(this.limits, this.now());
+  }
+
+  /** Hot path: a batch of stored events (any size; one clock read per batch). */
+  record(events: readonly MetricEvent[]): void {
+    if (events.length === 0) return;
+    const now = this.tick();
+    recordEvents(this.state, events, now);
+  }
+
+  snapshot(): MetricsSnapshot {
+    const now = this.tick();
+    return buildSnapshot(this.state, now);
+  }
+
+  /** Zeroes everything, peak included; the no-data peakTimestamp becomes this moment. */
+  reset(): void {
+    this.state = new MetricsState(this.limits, this.now());
+  }
+
+  value(ref: MetricRef, windowMinutes: number): number {
+    const now = this.tick();
+    return valueOver(this.state, ref, windowRange(this.state, windowMinutes, false), now);
+  }
+
+  previousValue(ref: MetricRef, windowMinutes: number): number {
+    const now = this.tick();
+    return valueOver(this.state, ref, windowRange(this.state, windowMinutes, true), now);
+  }
+
+  hasKey(map: IndexedMetric, key: string): boolean {
+    switch (map) {
+      case 'eventsByType':
+        return this.state.types.hasSeen(key);
+      case 'eventsBySource':
+        return this.state.sources.hasSeen(key);
+      case 'eventsBySeverity': {
+        const index = (SEVERITIES as readonly string[]).indexOf(key);
+        return index >= 0 && this.state.severitiesSeen[index] === true;
+      }
+    }
+  }
+
+  /** Reads the clock once and moves the 24 h forward to it. */
+  private tick(): number {
+    const now = this.now();
+    this.state.advance(now);
+    return now;
+  }
+}
+
+function positiveInteger(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new TypeError(
+      `Aggregator option ${name} must be a positive integer, got ${String(value)}`,
+    );
+  }
+  return value;
+}

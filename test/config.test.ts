@@ -1,0 +1,33 @@
+import { readFileSync } from 'node:fs';
+import t from 'tap';
+import { ConfigError, ConfigSchema, loadConfig } from '../src/config.ts';
+
+t.test('defaults apply and values are converted from strings', async (t) => {
+  const config = loadConfig({ PORT: '9000', STORAGE_WORKERS: '3' });
+  t.equal(config.PORT, 9000);
+  t.equal(config.STORAGE_WORKERS, 3);
+  t.equal(config.INGEST_QUEUE_MAX, 20000);
+  t.equal(config.DATABASE_URL, undefined);
+  t.ok(Object.isFrozen(config));
+});
+
+t.test('every bad variable is named at once', async (t) => {
+  try {
+    loadConfig({ PORT: 'eighty', STORAGE_WORKERS: '0', LOG_LEVEL: 'loud', DATABASE_SCHEMA: 'Robert"); DROP' });
+    t.fail('expected a ConfigError');
+  } catch (error) {
+    t.type(error, ConfigError);
+    const text = (error as ConfigError).message;
+    for (const name of ['PORT', 'STORAGE_WORKERS', 'LOG_LEVEL', 'DATABASE_SCHEMA']) t.match(text, name);
+  }
+});
+
+t.test('README documents every environment variable with its default', async (t) => {
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  for (const [name, schema] of Object.entries(ConfigSchema.properties)) {
+    const dflt = (schema as { default?: unknown }).default;
+    const row = readme.split('\n').find((line) => line.startsWith(`| \`${name}\` |`));
+    t.ok(row, `${name} has a row in the README's configuration table`);
+    if (dflt !== undefined) t.match(row ?? '', `\`${String(dflt)}\``, `${name}'s default is in its row`);
+  }
+});

@@ -1,0 +1,69 @@
+/**
+ * Metrics actor (one worker thread): the only owner of the aggregator. Stored events arrive from
+ * the storage workers on a BroadcastChannel; commands come from the front thread; every
+ * METRICS_REFRESH_MS it posts the serialised snapshot (one serialisation for every reader).
+ */
+import { isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { Aggregator } from '../src/domain/metrics/aggregator.ts';
+import { createLogger } from '../src/log.ts';
+import {
+  assertNever,
+  type MetricsActorData,
+  type MetricsChannelMessage,
+  type MetricsCommand,
+  type MetricsNotice,
+} from '../src/protocol/metrics-actor.ts';
+
+if (isMainThread || parentPort === null) throw new Error('metrics-actor.worker.ts runs in a worker thread');
+const port = parentPort;
+const data = workerData as MetricsActorData;
+const log = createLogger(data.logLevel, 'metrics-actor');
+
+const aggregator = new Aggregator({
+  now: Date.now,
+  maxEventTypes: data.maxEventTypes,
+  maxSources: data.maxSources,
+  maxTrackedUsers: data.maxTrackedUsers,
+});
+
+const post = (notice: MetricsNotice): void => port.postMessage(notice);
+const snapshotJson = (): string => JSON.stringify(aggregator.snapshot());
+const publishSnapshot = (): void => post({ type: 'snapshot', json: snapshotJson() });
+
+const events = new BroadcastChannel(data.metricsChannel);
+events.onmessage = (message: unknown) => {
+  const msg = (message as { data: MetricsChannelMessage }).data;
+  if (msg.type === 'events-stored') aggregator.record(msg.events);
+};
+
+const refresh = setInterval(publishSnapshot, data.refreshMs);
+
+port.on('message', (command: MetricsCommand) => {
+  const { requestId } = command;
+  try {
+    switch (command.type) {
+      case 'reset': {
+        aggregator.reset();
+        const json = snapshotJson();
+        post({ type: 'snapshot', json });
+        post({ type: 'reply', requestId, result: { ok: true, value: { snapshotJson: json } } });
+        return;
+      }
+      case 'stop':
+        clearInterval(refresh);
+        events.close();
+        post({ type: 'reply', requestId, result: { ok: true, value: null } });
+        port.close();
+        return;
+      default:
+        assertNever(command);
+    }
+  } catch (error) {
+    log.error({ err: error, command: command.type }, 'metrics command failed');
+    const { name, message } = error instanceof Error ? error : new Error(String(error));
+    post({ type: 'reply', requestId, result: { ok: false, error: { name, message } } });
+  }
+});
+
+publishSnapshot();
+post({ type: 'ready' });
