@@ -14,6 +14,8 @@ import { buildApp, listen } from './http/server.ts';
 import { buildRoutes } from './http/routes.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createRequestGate } from './request-gate.ts';
+import { attachStomp } from './stomp/endpoint.ts';
+import { SERVICE_VERSION } from './version.ts';
 
 export interface RunningService {
   readonly port: number;
@@ -22,7 +24,10 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-export async function startService(config: Config, log: Logger = createLogger(config.LOG_LEVEL, 'main')): Promise<RunningService> {
+export async function startService(
+  config: Config,
+  log: Logger = createLogger(config.LOG_LEVEL, 'main'),
+): Promise<RunningService> {
   let embedded: EmbeddedDatabase | null = null;
   if (config.DATABASE_URL === undefined) {
     embedded = await startEmbeddedPostgres(config.VIGIL_DATA_DIR, config.EMBEDDED_PG_PORT, log);
@@ -74,8 +79,19 @@ export async function startService(config: Config, log: Logger = createLogger(co
     batchMaxEvents: config.BATCH_MAX_EVENTS,
     timeoutMs: config.DB_QUERY_TIMEOUT_MS,
     metrics,
+    onRulesChanged: () => {},
   });
   const app = buildApp(routes, { maxBodyBytes: config.MAX_BODY_BYTES, log, gate });
+  const stomp = attachStomp(app, {
+    serverVersion: SERVICE_VERSION,
+    log,
+    currentMetricsJson: () => metrics.snapshotJson(),
+  });
+  // One serialisation per tick: the actor's latest snapshot goes to every subscriber as is.
+  const broadcast = setInterval(
+    () => stomp.publish('/topic/metrics', metrics.snapshotJson()),
+    config.METRICS_BROADCAST_MS,
+  );
   const server = await listen(app, config.HOST, config.PORT);
   log.info({ port: server.port, host: config.HOST }, 'vigil listening');
 
@@ -83,6 +99,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
   const stop = async (): Promise<void> => {
     log.info('draining: new requests get 503 SHUTTING_DOWN');
     server.closeListener();
+    clearInterval(broadcast);
+    stomp.closeAll();
     await gate.close();
     await batcher.drain();
     await pool.close();

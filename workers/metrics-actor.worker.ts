@@ -5,6 +5,7 @@
  */
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { Aggregator } from '../src/domain/metrics/aggregator.ts';
+import { testRule } from '../src/domain/rules/rule-test.ts';
 import { createLogger } from '../src/log.ts';
 import {
   assertNever,
@@ -14,7 +15,8 @@ import {
   type MetricsNotice,
 } from '../src/protocol/metrics-actor.ts';
 
-if (isMainThread || parentPort === null) throw new Error('metrics-actor.worker.ts runs in a worker thread');
+if (isMainThread || parentPort === null)
+  throw new Error('metrics-actor.worker.ts runs in a worker thread');
 const port = parentPort;
 const data = workerData as MetricsActorData;
 const log = createLogger(data.logLevel, 'metrics-actor');
@@ -49,6 +51,13 @@ port.on('message', (command: MetricsCommand) => {
         post({ type: 'reply', requestId, result: { ok: true, value: { snapshotJson: json } } });
         return;
       }
+      case 'test-rule':
+        post({
+          type: 'reply',
+          requestId,
+          result: { ok: true, value: testRule(command.input, aggregator) },
+        });
+        return;
       case 'stop':
         clearInterval(refresh);
         events.close();

@@ -7,11 +7,13 @@ import { threadId, workerData } from 'node:worker_threads';
 import { connect } from '../src/db/connect.ts';
 import { describeDbError } from '../src/db/db-failure.ts';
 import * as events from '../src/db/events-repository.ts';
+import * as rules from '../src/db/rules-repository.ts';
 import type { MetricEvent } from '../src/domain/event.ts';
 import { createLogger } from '../src/log.ts';
 import type { MetricsChannelMessage } from '../src/protocol/metrics-actor.ts';
 import type {
   DbFailure,
+  RuleRecord,
   Result,
   StorageHandlers,
   StorageWorkerData,
@@ -41,7 +43,9 @@ async function guarded<T>(op: string, run: () => Promise<T>): Promise<Result<T, 
 
 export const insertEvents: StorageHandlers['insertEvents'] = async ({ events: batch }) => {
   const writtenAt = Date.now();
-  const result = await guarded('insertEvents', () => events.insertEvents(sql, batch, SHARD, writtenAt));
+  const result = await guarded('insertEvents', () =>
+    events.insertEvents(sql, batch, SHARD, writtenAt),
+  );
   if (result.ok) {
     const stored: MetricEvent[] = batch.map((e) => ({
       eventType: e.eventType,
@@ -74,5 +78,80 @@ export const ping: StorageHandlers['ping'] = () =>
     return true as const;
   });
 
+const notFound = { ok: false, code: 'NOT_FOUND', message: 'Rule not found' } as const;
+
+/** Turns a repository answer that may be a failure word into a Result. */
+function settle<T extends object, W extends string>(
+  result: Result<T | W | null, DbFailure>,
+  messages: Readonly<Record<W, string>>,
+): Result<T, DbFailure | W | 'NOT_FOUND'> {
+  if (!result.ok) return result;
+  const value = result.value;
+  if (value === null) return notFound;
+  if (typeof value === 'string') return { ok: false, code: value, message: messages[value] };
+  return { ok: true, value };
+}
+
+const NAME_TAKEN = 'A rule with this name already exists';
+
+export const createRule: StorageHandlers['createRule'] = async ({ rule }) => {
+  const result = await guarded('createRule', () => rules.createRule(sql, rule));
+  if (!result.ok) return result;
+  return result.value === 'NAME_TAKEN'
+    ? { ok: false, code: 'NAME_TAKEN', message: NAME_TAKEN }
+    : { ok: true, value: result.value };
+};
+
+export const getRule: StorageHandlers['getRule'] = async ({ id }) =>
+  settle<RuleRecord, never>(await guarded('getRule', () => rules.getRule(sql, id)), {});
+
+export const listRules: StorageHandlers['listRules'] = ({ filter }) =>
+  guarded('listRules', () => rules.listRules(sql, filter));
+
+export const topTriggeredRules: StorageHandlers['topTriggeredRules'] = ({ limit }) =>
+  guarded('topTriggeredRules', () => rules.topTriggeredRules(sql, limit));
+
+export const updateRule: StorageHandlers['updateRule'] = async ({ id, expectedVersion, rule }) =>
+  settle<RuleRecord, 'NAME_TAKEN' | 'NOT_FOUND' | 'VERSION_CHANGED'>(
+    await guarded('updateRule', () => rules.updateRule(sql, id, expectedVersion, rule)),
+    {
+      NAME_TAKEN,
+      NOT_FOUND: 'Rule not found',
+      VERSION_CHANGED: 'The rule was changed by another request; read it again and retry',
+    },
+  );
+
+export const setRuleStatus: StorageHandlers['setRuleStatus'] = async ({ id, status }) =>
+  settle<RuleRecord, never>(
+    await guarded('setRuleStatus', () => rules.setRuleStatus(sql, id, status)),
+    {},
+  );
+
+export const deleteRule: StorageHandlers['deleteRule'] = async ({ id }) => {
+  const result = await guarded('deleteRule', () => rules.deleteRule(sql, id));
+  if (!result.ok) return result;
+  return result.value ? { ok: true, value: true } : notFound;
+};
+
+export const ruleStatistics: StorageHandlers['ruleStatistics'] = () =>
+  guarded('ruleStatistics', () => rules.ruleStatistics(sql));
+
+export const regenerateDrls: StorageHandlers['regenerateDrls'] = () =>
+  guarded('regenerateDrls', () => rules.regenerateDrls(sql));
+
 // Checks that this module implements every handler of the protocol with its exact type.
-({ insertEvents, listEvents, getEvent, ping }) satisfies StorageHandlers;
+({
+  insertEvents,
+  listEvents,
+  getEvent,
+  ping,
+  createRule,
+  getRule,
+  listRules,
+  topTriggeredRules,
+  updateRule,
+  setRuleStatus,
+  deleteRule,
+  ruleStatistics,
+  regenerateDrls,
+}) satisfies StorageHandlers;

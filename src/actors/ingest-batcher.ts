@@ -28,7 +28,10 @@ interface Waiter {
   readonly reject: (error: unknown) => void;
 }
 
-export function createIngestBatcher(pool: StoragePool, options: IngestBatcherOptions): IngestBatcher {
+export function createIngestBatcher(
+  pool: StoragePool,
+  options: IngestBatcherOptions,
+): IngestBatcher {
   let events: NewEvent[] = [];
   let waiters: Waiter[] = [];
   let scheduled = false;
@@ -49,7 +52,11 @@ export function createIngestBatcher(pool: StoragePool, options: IngestBatcherOpt
       (result) => {
         let offset = 0;
         for (const waiter of batchWaiters) {
-          waiter.resolve(result.ok ? { ok: true, value: result.value.slice(offset, offset + waiter.count) } : result);
+          waiter.resolve(
+            result.ok
+              ? { ok: true, value: result.value.slice(offset, offset + waiter.count) }
+              : result,
+          );
           offset += waiter.count;
         }
       },

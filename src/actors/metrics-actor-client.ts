@@ -4,6 +4,7 @@
  * at once if the thread dies, and restarts it (its metrics then start from zero).
  */
 import { Worker } from 'node:worker_threads';
+import type { RuleTestInput, RuleTestResult } from '../domain/rules/rule-test.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type {
@@ -17,7 +18,10 @@ import { workerExecArgv } from './worker-exec-argv.ts';
 const WORKER_FILE = new URL('../../workers/metrics-actor.worker.ts', import.meta.url);
 
 type CommandType = MetricsCommand['type'];
-type CommandInput<K extends CommandType> = Omit<Extract<MetricsCommand, { type: K }>, 'type' | 'requestId'>;
+type CommandInput<K extends CommandType> = Omit<
+  Extract<MetricsCommand, { type: K }>,
+  'type' | 'requestId'
+>;
 
 interface Pending {
   resolve(value: unknown): void;
@@ -30,12 +34,17 @@ export interface MetricsActor {
   /** Called with each new snapshot (the STOMP broadcaster keeps the latest). */
   onSnapshot(listener: (json: string) => void): void;
   reset(): Promise<void>;
+  testRule(input: RuleTestInput): Promise<RuleTestResult>;
   stop(): Promise<void>;
 }
 
-const unavailable = (): AppError => new AppError('INTERNAL', 'Metrics are unavailable: the metrics actor stopped');
+const unavailable = (): AppError =>
+  new AppError('INTERNAL', 'Metrics are unavailable: the metrics actor stopped');
 
-export async function startMetricsActor(data: MetricsActorData, log: Logger): Promise<MetricsActor> {
+export async function startMetricsActor(
+  data: MetricsActorData,
+  log: Logger,
+): Promise<MetricsActor> {
   let latest = '{}';
   let stopping = false;
   let nextId = 1;
@@ -56,7 +65,12 @@ export async function startMetricsActor(data: MetricsActorData, log: Logger): Pr
         pending.delete(notice.requestId);
         if (waiting === undefined) return;
         if (notice.result.ok) waiting.resolve(notice.result.value);
-        else waiting.reject(Object.assign(new Error(notice.result.error.message), { name: notice.result.error.name }));
+        else
+          waiting.reject(
+            Object.assign(new Error(notice.result.error.message), {
+              name: notice.result.error.name,
+            }),
+          );
       }
     }
   };
@@ -81,15 +95,20 @@ export async function startMetricsActor(data: MetricsActorData, log: Logger): Pr
         pending.clear();
         if (stopping) return;
         log.error({ code }, 'metrics actor died; restarting it, metrics start again from zero');
-        spawn().catch((error: unknown) => log.fatal({ err: error }, 'metrics actor restart failed'));
+        spawn().catch((error: unknown) =>
+          log.fatal({ err: error }, 'metrics actor restart failed'),
+        );
       });
     });
 
-  const send = <K extends CommandType>(type: K, input: CommandInput<K>): Promise<MetricsReplies[K]> => {
+  const send = <K extends CommandType>(
+    type: K,
+    input: CommandInput<K>,
+  ): Promise<MetricsReplies[K]> => {
     const requestId = nextId++;
     return new Promise((resolve, reject) => {
-      pending.set(requestId, { resolve: resolve as (v: unknown) => void, reject });
-      worker.postMessage({ type, requestId, ...input } as MetricsCommand);
+      pending.set(requestId, { resolve: resolve, reject });
+      worker.postMessage({ type, requestId, ...input });
     });
   };
 
@@ -101,6 +120,7 @@ export async function startMetricsActor(data: MetricsActorData, log: Logger): Pr
       const { snapshotJson } = await send('reset', {});
       latest = snapshotJson;
     },
+    testRule: (input) => send('test-rule', { input }),
     async stop() {
       stopping = true;
       await send('stop', {}).catch(() => undefined);

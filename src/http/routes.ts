@@ -5,19 +5,30 @@
 import { Type } from '@sinclair/typebox';
 import { eventRoutes, type EventDeps } from './handlers/events.ts';
 import { metricsRoutes, type MetricsDeps } from './handlers/metrics.ts';
+import { ruleTestRoutes } from './handlers/rule-test.ts';
+import { ruleRoutes, type RuleDeps } from './handlers/rules.ts';
 import { systemRoutes, type SystemDeps } from './handlers/system.ts';
 import { openApiDocument } from './openapi.ts';
 import type { Route } from './route-types.ts';
 
-export type RouteDeps = EventDeps & SystemDeps & MetricsDeps;
+export type RouteDeps = EventDeps & SystemDeps & MetricsDeps & RuleDeps;
 
 export function buildRoutes(deps: RouteDeps): Route[] {
-  const routes: Route[] = [...systemRoutes(deps), ...eventRoutes(deps), ...metricsRoutes(deps)];
+  const routes: Route[] = [
+    ...systemRoutes(deps),
+    ...eventRoutes(deps),
+    ...metricsRoutes(deps),
+    ...ruleRoutes(deps),
+    ...ruleTestRoutes(deps),
+  ];
   const openApi: Route = {
     method: 'GET',
     path: '/api/v1/openapi.json',
     body: 'none',
-    doc: { summary: 'This OpenAPI 3.1 document', responses: { 200: Type.Object({ openapi: Type.String() }) } },
+    doc: {
+      summary: 'This OpenAPI 3.1 document',
+      responses: { 200: Type.Object({ openapi: Type.String() }) },
+    },
     handle: () => ({ status: 200, body: document }),
   };
   routes.push(openApi);

@@ -3,6 +3,7 @@
  * no class instances): everything here crosses a thread boundary by structured clone.
  */
 import type { MetricEvent } from '../domain/event.ts';
+import type { RuleTestInput, RuleTestResult } from '../domain/rules/rule-test.ts';
 
 /** Storage workers -> metrics actor, on the BroadcastChannel named in their workerData. */
 export type MetricsChannelMessage = {
@@ -13,12 +14,15 @@ export type MetricsChannelMessage = {
 /** Front -> actor. Each request carries an id that its reply repeats. */
 export type MetricsCommand =
   | { readonly type: 'reset'; readonly requestId: number }
+  | { readonly type: 'test-rule'; readonly requestId: number; readonly input: RuleTestInput }
   | { readonly type: 'stop'; readonly requestId: number };
 
 /** What each command answers with. */
 export interface MetricsReplies {
   /** The snapshot right after the reset, so the front's copy never shows older counts. */
   readonly reset: { readonly snapshotJson: string };
+  /** Spec 2.9, simulated against the live metrics with the evaluator's own code. */
+  readonly 'test-rule': RuleTestResult;
   readonly stop: null;
 }
 

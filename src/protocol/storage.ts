@@ -3,6 +3,14 @@
  * Expected failures come back as data ({ ok: false, code }), never as thrown errors (STYLE 2).
  */
 import type { Severity } from '../domain/event.ts';
+import type { RuleFields } from '../domain/rules/rule-fields.ts';
+import type {
+  NotificationChannel,
+  RuleConfig,
+  RuleSeverity,
+  RuleStatus,
+  RuleType,
+} from '../domain/rules/rule-types.ts';
 
 export type Result<T, C extends string> =
   | { readonly ok: true; readonly value: T }
@@ -46,9 +54,54 @@ export interface EventPage {
   readonly total: number;
 }
 
+/** A rule as the API returns it (spec 2.5); times are UTC local date-times without zone. */
+export interface RuleRecord {
+  readonly id: number;
+  readonly name: string;
+  readonly description: string | null;
+  readonly ruleType: RuleType;
+  readonly status: RuleStatus;
+  readonly ruleConfig: RuleConfig;
+  readonly generatedDrl: string;
+  readonly drlHash: string;
+  readonly severity: RuleSeverity;
+  readonly priority: number;
+  readonly notificationChannels: readonly NotificationChannel[];
+  readonly notificationConfig: Readonly<Record<string, unknown>> | null;
+  readonly suppressionWindowMinutes: number;
+  readonly maxAlertsPerHour: number;
+  readonly createdBy: string | null;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly lastTriggeredAt: string | null;
+  readonly triggerCount: number;
+  readonly version: number;
+}
+
+export type { RuleFields };
+
+export interface RuleFilter {
+  readonly status?: RuleStatus;
+  readonly ruleType?: RuleType;
+  /** Case-insensitive substring of name or description, taken literally. */
+  readonly search?: string;
+}
+
+export interface RuleStatistics {
+  readonly totalRules: number;
+  readonly activeRules: number;
+  readonly pausedRules: number;
+  readonly archivedRules: number;
+  readonly byType: Readonly<Record<RuleType, number>>;
+}
+
+type RuleFailure = DbFailure | 'NOT_FOUND';
+
 export interface StorageHandlers {
   /** Group commit: one statement for the whole batch; ids in input order. */
-  insertEvents(input: { readonly events: readonly NewEvent[] }): Promise<Result<readonly number[], DbFailure>>;
+  insertEvents(input: {
+    readonly events: readonly NewEvent[];
+  }): Promise<Result<readonly number[], DbFailure>>;
   listEvents(input: {
     readonly eventType: string | null;
     readonly page: number;
@@ -56,6 +109,31 @@ export interface StorageHandlers {
   }): Promise<Result<EventPage, DbFailure>>;
   getEvent(input: { readonly id: number }): Promise<Result<EventRecord, DbFailure | 'NOT_FOUND'>>;
   ping(input: Record<string, never>): Promise<Result<true, DbFailure>>;
+
+  createRule(input: {
+    readonly rule: RuleFields;
+  }): Promise<Result<RuleRecord, DbFailure | 'NAME_TAKEN'>>;
+  getRule(input: { readonly id: number }): Promise<Result<RuleRecord, RuleFailure>>;
+  listRules(input: {
+    readonly filter: RuleFilter;
+  }): Promise<Result<readonly RuleRecord[], DbFailure>>;
+  topTriggeredRules(input: {
+    readonly limit: number;
+  }): Promise<Result<readonly RuleRecord[], DbFailure>>;
+  /** Replaces the fields if the rule is still at `expectedVersion`; bumps version, regenerates DRL. */
+  updateRule(input: {
+    readonly id: number;
+    readonly expectedVersion: number;
+    readonly rule: RuleFields;
+  }): Promise<Result<RuleRecord, RuleFailure | 'NAME_TAKEN' | 'VERSION_CHANGED'>>;
+  setRuleStatus(input: {
+    readonly id: number;
+    readonly status: RuleStatus;
+  }): Promise<Result<RuleRecord, RuleFailure>>;
+  deleteRule(input: { readonly id: number }): Promise<Result<true, RuleFailure>>;
+  ruleStatistics(input: Record<string, never>): Promise<Result<RuleStatistics, DbFailure>>;
+  /** Regenerates every rule's DRL and hash; versions unchanged. Answers how many rules. */
+  regenerateDrls(input: Record<string, never>): Promise<Result<number, DbFailure>>;
 }
 
 export type StorageOperation = keyof StorageHandlers;

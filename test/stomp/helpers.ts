@@ -3,7 +3,7 @@
 import uWS from 'uWebSockets.js';
 import WebSocket from 'ws';
 import { Client } from '@stomp/stompjs';
-import type { IFrame, IStompSocket } from '@stomp/stompjs';
+import type { IFrame } from '@stomp/stompjs';
 import { attachStomp } from '../../src/stomp/endpoint.ts';
 import type { StompEndpoint, StompEndpointOptions } from '../../src/stomp/endpoint.ts';
 import { FrameDecoder } from '../../src/stomp/frame.ts';
@@ -140,7 +140,7 @@ export function connectStomp(
   configure: (client: Client) => void = () => {},
 ): Promise<{ client: Client; connected: IFrame }> {
   const client = new Client({
-    webSocketFactory: () => new WebSocket(url, ['v12.stomp']) as unknown as IStompSocket,
+    webSocketFactory: () => new WebSocket(url, ['v12.stomp']),
     reconnectDelay: 0,
     heartbeatIncoming: 0,
     heartbeatOutgoing: 0,

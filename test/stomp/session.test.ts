@@ -1,3 +1,4 @@
+// Unit tests of the per-connection STOMP state machine: negotiation, frames, errors, heart-beats.
 import t from 'tap';
 import { FrameDecoder } from '../../src/stomp/frame.ts';
 import {
@@ -60,7 +61,7 @@ function connected(): StompSession {
   return s;
 }
 
-t.test('CONNECT negotiates version and heart-beat and answers CONNECTED', async (t) => {
+void t.test('CONNECT negotiates version and heart-beat and answers CONNECTED', (t) => {
   const s = open();
   const out = send(s, 'CONNECT\naccept-version:1.0,1.1,1.2\nheart-beat:500,3000\n\n\0', 10);
   t.same(out, [
@@ -78,17 +79,19 @@ t.test('CONNECT negotiates version and heart-beat and answers CONNECTED', async 
   t.equal(s.state, 'connected');
   // Server sends every max(sx=1000, cy=3000); expects every max(cx=500, sy=2000).
   t.same(s.heartbeat, { sendEveryMs: 3000, expectEveryMs: 2000 });
+  t.end();
 });
 
-t.test('STOMP frame is accepted like CONNECT; zero heart-beats disable both ways', async (t) => {
+void t.test('STOMP frame is accepted like CONNECT; zero heart-beats disable both ways', (t) => {
   const s = open();
   const out = send(s, 'STOMP\naccept-version:1.2\nheart-beat:0,0\n\n\0');
   t.match(out, [{ command: 'CONNECTED', headers: { version: '1.2' } }]);
   t.same(s.heartbeat, { sendEveryMs: 0, expectEveryMs: 0 });
   t.same(s.tick(1_000_000), []);
+  t.end();
 });
 
-t.test('version negotiation', async (t) => {
+void t.test('version negotiation', (t) => {
   t.equal(negotiateVersion(undefined, '1.2'), '1.0');
   t.equal(negotiateVersion('1.1, 1.0', '1.2'), '1.1');
   t.equal(negotiateVersion('1.2,1.1', '1.1'), '1.1');
@@ -104,9 +107,10 @@ t.test('version negotiation', async (t) => {
     { command: 'CONNECTED', headers: { version: '1.0' } },
   ]);
   t.equal(old.escapesHeaders, false);
+  t.end();
 });
 
-t.test('subprotocol negotiation', async (t) => {
+void t.test('subprotocol negotiation', (t) => {
   t.same(negotiateSubprotocol('v10.stomp, v12.stomp'), {
     protocol: 'v12.stomp',
     maxVersion: '1.2',
@@ -115,9 +119,10 @@ t.test('subprotocol negotiation', async (t) => {
   t.same(negotiateSubprotocol('V10.STOMP'), { protocol: 'v10.stomp', maxVersion: '1.0' });
   t.same(negotiateSubprotocol(''), { protocol: '', maxVersion: '1.2' });
   t.same(negotiateSubprotocol('mqtt'), { protocol: '', maxVersion: '1.2' });
+  t.end();
 });
 
-t.test('heart-beat header parsing', async (t) => {
+void t.test('heart-beat header parsing', (t) => {
   t.same(parseHeartbeat(undefined), { cx: 0, cy: 0 });
   t.same(parseHeartbeat(' 10 , 20 '), { cx: 10, cy: 20 });
   t.equal(parseHeartbeat('10'), null);
@@ -127,9 +132,10 @@ t.test('heart-beat header parsing', async (t) => {
     { command: 'ERROR', headers: { message: /heart-beat/ } },
     'close 1002',
   ]);
+  t.end();
 });
 
-t.test('SUBSCRIBE, RECEIPT, UNSUBSCRIBE, DISCONNECT', async (t) => {
+void t.test('SUBSCRIBE, RECEIPT, UNSUBSCRIBE, DISCONNECT', (t) => {
   const s = connected();
   t.same(send(s, 'SUBSCRIBE\nid:m\ndestination:/topic/metrics\nreceipt:r1\n\n\0'), [
     'subscribe m /topic/metrics',
@@ -159,18 +165,20 @@ t.test('SUBSCRIBE, RECEIPT, UNSUBSCRIBE, DISCONNECT', async (t) => {
   ]);
   t.equal(s.state, 'closed');
   t.same(send(s, 'SUBSCRIBE\nid:z\ndestination:/topic/alerts\n\n\0'), [], 'closed: ignored');
+  t.end();
 });
 
-t.test('receipt ids are escaped on the way out', async (t) => {
+void t.test('receipt ids are escaped on the way out', (t) => {
   const s = connected();
   const [receipt] = s.receive(Buffer.from('ACK\nid:1\nreceipt:a\\cb\n\n\0'), 0);
   t.equal(
     receipt?.type === 'send' ? Buffer.from(receipt.data).toString() : '',
     'RECEIPT\nreceipt-id:a\\cb\n\n\0',
   );
+  t.end();
 });
 
-t.test('STOMP 1.0: subscription id defaults to the destination', async (t) => {
+void t.test('STOMP 1.0: subscription id defaults to the destination', (t) => {
   const s = open();
   send(s, 'CONNECT\n\n\0');
   t.same(send(s, 'SUBSCRIBE\ndestination:/topic/alerts\n\n\0'), [
@@ -179,6 +187,7 @@ t.test('STOMP 1.0: subscription id defaults to the destination', async (t) => {
   t.same(send(s, 'UNSUBSCRIBE\ndestination:/topic/alerts\n\n\0'), [
     'unsubscribe /topic/alerts /topic/alerts',
   ]);
+  t.end();
 });
 
 const errorCases: Array<[string, string, RegExp]> = [
@@ -198,7 +207,7 @@ const errorCases: Array<[string, string, RegExp]> = [
 ];
 
 for (const [name, wire, message] of errorCases) {
-  t.test(`ERROR then close: ${name}`, async (t) => {
+  void t.test(`ERROR then close: ${name}`, (t) => {
     const s = connected();
     const out = send(s, wire);
     t.equal(out.length, 2);
@@ -209,18 +218,20 @@ for (const [name, wire, message] of errorCases) {
     t.equal(close, 'close 1002');
     t.equal(s.state, 'closed');
     t.equal(s.subscriptions.size, 0);
+    t.end();
   });
 }
 
-t.test('ERROR carries receipt-id of the frame that caused it', async (t) => {
+void t.test('ERROR carries receipt-id of the frame that caused it', (t) => {
   const s = connected();
   t.match(send(s, 'SUBSCRIBE\nid:1\ndestination:/nope\nreceipt:77\n\n\0'), [
     { command: 'ERROR', headers: { 'receipt-id': '77' } },
     'close 1002',
   ]);
+  t.end();
 });
 
-t.test('duplicate ids and too many subscriptions are errors', async (t) => {
+void t.test('duplicate ids and too many subscriptions are errors', (t) => {
   const dup = connected();
   send(dup, 'SUBSCRIBE\nid:1\ndestination:/topic/alerts\n\n\0');
   t.match(send(dup, 'SUBSCRIBE\nid:1\ndestination:/topic/metrics\n\n\0'), [
@@ -234,42 +245,48 @@ t.test('duplicate ids and too many subscriptions are errors', async (t) => {
     { command: 'ERROR', headers: { message: 'too many subscriptions' } },
     'close 1002',
   ]);
+  t.end();
 });
 
-t.test('any frame before CONNECT is an error', async (t) => {
+void t.test('any frame before CONNECT is an error', (t) => {
   const s = open();
   t.match(send(s, 'SUBSCRIBE\nid:1\ndestination:/topic/metrics\n\n\0'), [
     { command: 'ERROR', headers: { message: 'expected CONNECT' } },
     'close 1002',
   ]);
+  t.end();
 });
 
-t.test('oversize frame closes with 1009', async (t) => {
+void t.test('oversize frame closes with 1009', (t) => {
   const s = connected();
   const out = send(s, `SEND\ndestination:/x\n\n${'x'.repeat(5000)}\0`);
   t.match(out, [{ command: 'ERROR', body: /frame-too-large/ }, 'close 1009']);
+  t.end();
 });
 
-t.test('frames in one message before an error are still handled', async (t) => {
+void t.test('frames in one message before an error are still handled', (t) => {
   const s = connected();
   const out = send(
     s,
     'SUBSCRIBE\nid:1\ndestination:/topic/alerts\n\n\0FROB\n\n\0ACK\nreceipt:x\n\n\0',
   );
   t.match(out, ['subscribe 1 /topic/alerts', { command: 'ERROR' }, 'close 1002']);
+  t.end();
 });
 
-t.test('CONNECT timeout', async (t) => {
+void t.test('CONNECT timeout', (t) => {
   const s = open('1.2', 1000);
   t.same(s.tick(5999), []);
+  t.same(s.tick(9000, false), [], 'a late tick enforces no deadline');
   t.match(view(s.tick(6000)), [
     { command: 'ERROR', headers: { message: /CONNECT/ } },
     'close 1008',
   ]);
   t.same(s.tick(7000), [], 'closed sessions stay quiet');
+  t.end();
 });
 
-t.test('heart-beats: server EOLs on time, client silence closes', async (t) => {
+void t.test('heart-beats: server EOLs on time, client silence closes', (t) => {
   const s = open();
   send(s, 'CONNECT\naccept-version:1.2\nheart-beat:1000,1000\n\n\0', 0);
   t.same(s.heartbeat, { sendEveryMs: 1000, expectEveryMs: 2000 });
@@ -281,15 +298,18 @@ t.test('heart-beats: server EOLs on time, client silence closes', async (t) => {
   t.same(view(s.tick(2700)), ['EOL']);
   t.same(s.receive(Buffer.from('\n'), 3000), [], 'client heart-beat');
   t.same(view(s.tick(6900)).slice(-1), ['EOL'], 'still within 2 x 2000 ms of silence');
+  t.same(view(s.tick(7001, false)), [], 'a late tick enforces no deadline');
   t.match(view(s.tick(7001)), [
     { command: 'ERROR', headers: { message: /heart-beat/ } },
     'close 1008',
   ]);
+  t.end();
 });
 
-t.test('message ids are unique per session', async (t) => {
+void t.test('message ids are unique per session', (t) => {
   const s = connected();
   const ids = new Set([s.nextMessageId(), s.nextMessageId(), s.nextMessageId()]);
   t.equal(ids.size, 3);
   t.match([...ids][0], /^7-/);
+  t.end();
 });

@@ -3,22 +3,13 @@
  * for this run in a fresh temporary directory (removed afterwards). Extra arguments go to tap.
  */
 import { spawn } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startEmbeddedPostgres } from '../../src/db/embedded-postgres.ts';
 import { createLogger } from '../../src/log.ts';
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
+import { freePort } from './free-port.ts';
 
 const log = createLogger('warn', 'test-runner');
 let stopDatabase = async (): Promise<void> => {};
@@ -37,7 +28,17 @@ if (env.DATABASE_URL === undefined || env.DATABASE_URL === '') {
   console.log(`# tests use DATABASE_URL ${env.DATABASE_URL}`);
 }
 
-const tap = spawn(path.resolve('node_modules/.bin/tap'), process.argv.slice(2), { stdio: 'inherit', env });
+/** tap expands folders only to .js files once its ts-node plugin is off: expand them here. */
+const expand = (arg: string): string[] =>
+  !arg.startsWith('-') && statSync(arg, { throwIfNoEntry: false })?.isDirectory() === true
+    ? readdirSync(arg, { recursive: true, encoding: 'utf8' })
+        .filter((f) => f.endsWith('.test.ts'))
+        .map((f) => path.join(arg, f))
+        .sort()
+    : [arg];
+
+const tapArgs = process.argv.slice(2).flatMap(expand);
+const tap = spawn(path.resolve('node_modules/.bin/tap'), tapArgs, { stdio: 'inherit', env });
 const code = await new Promise<number>((resolve) => {
   tap.on('exit', (status, signal) => resolve(status ?? (signal === null ? 1 : 1)));
 });

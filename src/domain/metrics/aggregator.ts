@@ -2,8 +2,7 @@
  * @module The metrics aggregator owned by the metrics actor thread: records stored events, answers
  * the spec 2.10 snapshot and the windowed values rules read (WindowedMetrics). Pure, clock injected.
  */
-import type { MetricEvent } from '../event.ts';
-import { SEVERITIES } from '../event.ts';
+import { SEVERITIES, type MetricEvent } from '../event.ts';
 import { buildSnapshot } from './build-snapshot.ts';
 import type { IndexedMetric, MetricRef, WindowedMetrics } from './metric-names.ts';
 import { DEFAULT_METRICS_LIMITS, type MetricsLimits } from './metrics-limits.ts';

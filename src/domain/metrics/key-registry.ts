@@ -57,12 +57,13 @@ export class KeyRegistry {
   }
 
   private register(key: string): number {
-    if (this.remembered.size < MAX_REMEMBERED_KEYS) this.remembered.add(key);
+    this.remember(key);
     if (this.namedCount < this.maxKeys) {
       this.namedCount++;
       return this.allocate(key);
     }
     if (this.otherId < 0) {
+      this.remember(OTHER_KEY);
       // A real key spelled `(other)` may already hold the name: the overflow then shares it.
       const existing = this.ids.get(OTHER_KEY);
       if (existing === undefined) this.otherId = this.allocate(OTHER_KEY);
@@ -72,6 +73,10 @@ export class KeyRegistry {
       }
     }
     return this.otherId;
+  }
+
+  private remember(key: string): void {
+    if (this.remembered.size < MAX_REMEMBERED_KEYS) this.remembered.add(key);
   }
 
   private allocate(key: string): number {

@@ -88,23 +88,28 @@ export class LatencyWindow {
     const n = this.size;
     if (n === 0) return EMPTY_STATS;
     const capacity = this.values.length;
+    const end = this.start + n;
+    if (end <= capacity) scratch.set(this.values.subarray(this.start, end));
+    else {
+      scratch.set(this.values.subarray(this.start));
+      scratch.set(this.values.subarray(0, end - capacity), capacity - this.start);
+    }
     let sum = 0;
     let min = Infinity;
     let max = -Infinity;
     for (let i = 0; i < n; i++) {
-      const value = this.values[(this.start + i) % capacity]!;
-      scratch[i] = value;
+      const value = scratch[i]!;
       sum += value;
       if (value < min) min = value;
       if (value > max) max = value;
     }
-    // Highest rank first: each later select works on the (smaller) part left of the previous one.
-    const i99 = nearestRankIndex(99, n);
-    const i95 = nearestRankIndex(95, n);
+    // p95 first over all n; p99 then lies in the few values right of it, p50 in those left of it.
     const i50 = nearestRankIndex(50, n);
-    selectInPlace(scratch, 0, n - 1, i99);
-    selectInPlace(scratch, 0, i99, i95);
-    selectInPlace(scratch, 0, i95, i50);
+    const i95 = nearestRankIndex(95, n);
+    const i99 = nearestRankIndex(99, n);
+    selectInPlace(scratch, 0, n - 1, i95);
+    if (i99 > i95) selectInPlace(scratch, i95 + 1, n - 1, i99);
+    if (i50 < i95) selectInPlace(scratch, 0, i95 - 1, i50);
     return {
       p50: scratch[i50]!,
       p95: scratch[i95]!,

@@ -55,9 +55,9 @@ export class MetricsState {
     const newHour = hourOfMinute(minute) !== hourOfMinute(this.currentMinute);
     this.currentMinute = minute;
     const before = this.oldestMinute;
-    for (let gone = Math.max(oldBefore, before - RETENTION_MINUTES); gone < before; gone++) {
-      this.expireMinute(gone);
-    }
+    // Buckets exist only for minutes from oldBefore on (at most 1440 of them), whatever the jump.
+    const end = Math.min(before, oldBefore + RETENTION_MINUTES);
+    for (let gone = oldBefore; gone < end; gone++) this.expireMinute(gone);
     this.overallLatency.dropBefore(before);
     dropExpiredSamples(this.typeLatency, before);
     dropExpiredSamples(this.sourceLatency, before);

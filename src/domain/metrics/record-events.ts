@@ -55,7 +55,7 @@ export function recordEvents(
     (state.typeLatency[typeId] ??= new LatencyWindow()).add(latency, minute);
     (state.sourceLatency[sourceId] ??= new LatencyWindow()).add(latency, minute);
 
-    if (event.userId !== null) {
+    if (typeof event.userId === 'string') {
       users.record(event.userId, at, minute);
       userSketches.add(minute, hashString(event.userId));
     }

@@ -6,7 +6,10 @@
 import { RETENTION_MINUTES } from './metrics-limits.ts';
 import { hourOfMinute, minuteOf } from './time.ts';
 
-/** A user's count covers the current hour and the 23 before it (the oldest, partial hour of the 24 h is dropped). */
+/**
+ * A user's count covers the current hour and the 23 before it: the oldest, partial hour of the 24 h
+ * is dropped as soon as a new hour begins.
+ */
 const HOURS = 24;
 const NONE = -1;
 

@@ -28,9 +28,9 @@ export function windowRange(
   windowMinutes: number,
   previous: boolean,
 ): MinuteRange {
-  const n = Number.isFinite(windowMinutes)
-    ? Math.min(RETENTION_MINUTES, Math.max(1, Math.floor(windowMinutes)))
-    : 1;
+  const n = Number.isNaN(windowMinutes)
+    ? 1
+    : Math.min(RETENTION_MINUTES, Math.max(1, Math.floor(windowMinutes)));
   const to = previous ? state.currentMinute - n : state.currentMinute;
   return { from: Math.max(state.oldestMinute, to - n + 1), to, live: !previous };
 }

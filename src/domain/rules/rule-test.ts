@@ -1,0 +1,124 @@
+/**
+ * @module The rule test (spec 2.9, 4.3; DESIGN 6): validate, compile the DRL, simulate against the
+ * current metrics, and shape the result. Saved or unsaved rules alike; nothing is stored.
+ */
+import type { WindowedMetrics } from '../metrics/metric-names.ts';
+import { compileDrl } from './drl.ts';
+import { evaluateRule } from './evaluator.ts';
+import { recommendations, ruleWarnings } from './rule-advice.ts';
+import { validateRuleConfig } from './rule-config-validation.ts';
+import {
+  EVALUATED_RULE_TYPES,
+  RULE_DEFAULTS,
+  type RuleSeverity,
+  type RuleType,
+} from './rule-types.ts';
+
+export interface RuleTestInput {
+  /** The stored rule's id (POST /rules/test/{id}); absent or null for an unsaved rule. */
+  readonly id?: number | null | undefined;
+  readonly name: string;
+  readonly ruleType: RuleType;
+  readonly ruleConfig: unknown;
+  readonly severity: RuleSeverity;
+  readonly priority?: number | undefined;
+  readonly suppressionWindowMinutes?: number | undefined;
+  readonly notificationChannels?: readonly string[] | null | undefined;
+}
+
+export type CompilationStatus = 'SUCCESS' | 'WARNING' | 'ERROR';
+
+export interface SimulationResult {
+  readonly wouldTrigger: boolean;
+  readonly matchedConditions: string[];
+  readonly currentValues: Record<string, number>;
+}
+
+/** Spec 2.9, field for field. */
+export interface RuleTestResult {
+  readonly success: boolean;
+  readonly message: string;
+  readonly compilationStatus: CompilationStatus;
+  readonly generatedDrl: string | null;
+  readonly validationErrors: string[];
+  readonly simulationResult: SimulationResult | null;
+  readonly recommendations: string[];
+}
+
+function failed(message: string, validationErrors: string[]): RuleTestResult {
+  return {
+    success: false,
+    message,
+    compilationStatus: 'ERROR',
+    generatedDrl: null,
+    validationErrors,
+    simulationResult: null,
+    recommendations: [],
+  };
+}
+
+const sentence = (text: string): string => (/[.!?]$/.test(text) ? text : `${text}.`);
+
+/**
+ * Tests a rule against `metrics`. `throttleNote` (stored rules only) says that suppression or
+ * maxAlertsPerHour currently hold the rule back; the simulation itself ignores throttling.
+ */
+export function testRule(
+  input: RuleTestInput,
+  metrics: WindowedMetrics,
+  throttleNote?: string,
+): RuleTestResult {
+  const validation = validateRuleConfig(input.ruleType, input.ruleConfig);
+  if (!validation.ok) {
+    const n = validation.errors.length;
+    return failed(`Rule validation failed with ${n} error${n === 1 ? '' : 's'}`, [
+      ...validation.errors,
+    ]);
+  }
+  const { config } = validation;
+  const compiled = compileDrl({
+    id: input.id ?? null,
+    name: input.name,
+    ruleType: input.ruleType,
+    severity: input.severity,
+    priority: input.priority ?? RULE_DEFAULTS.priority,
+    config,
+  });
+  if (!compiled.ok) return failed('Rule compilation failed', [compiled.error]);
+
+  const warnings = ruleWarnings(input.ruleType, config, metrics);
+  const parts: string[] = [
+    warnings.length === 0
+      ? 'Rule compiled successfully'
+      : `Rule compiled with warnings: ${warnings.join('; ')}`,
+  ];
+  let simulationResult: SimulationResult | null = null;
+  if (EVALUATED_RULE_TYPES.has(input.ruleType)) {
+    const evaluation = evaluateRule(input.ruleType, config, metrics);
+    simulationResult = {
+      wouldTrigger: evaluation.wouldTrigger,
+      matchedConditions: evaluation.matchedConditions,
+      currentValues: evaluation.currentValues,
+    };
+    parts.push(
+      evaluation.wouldTrigger ? 'The rule would trigger now' : 'The rule would not trigger now',
+    );
+    if (evaluation.note !== undefined) parts.push(evaluation.note);
+  }
+  if (throttleNote !== undefined && throttleNote !== '') parts.push(throttleNote);
+
+  return {
+    success: true,
+    message: parts.map(sentence).join(' '),
+    compilationStatus: warnings.length === 0 ? 'SUCCESS' : 'WARNING',
+    generatedDrl: compiled.drl,
+    validationErrors: [],
+    simulationResult,
+    recommendations: recommendations({
+      ruleType: input.ruleType,
+      config,
+      suppressionWindowMinutes: input.suppressionWindowMinutes,
+      notificationChannels: input.notificationChannels,
+    }),
+  };
+}

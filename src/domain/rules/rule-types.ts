@@ -1,0 +1,129 @@
+/**
+ * @module The vocabulary of rules (spec 2.5-2.7, DESIGN 6): enums, operators and the normalised
+ * ruleConfig shapes that validation produces and the DRL generator and evaluator consume.
+ */
+export const RULE_TYPES = ['THRESHOLD', 'RATE_CHANGE', 'ANOMALY', 'PATTERN'] as const;
+export type RuleType = (typeof RULE_TYPES)[number];
+
+export const RULE_STATUSES = ['ACTIVE', 'PAUSED', 'ARCHIVED'] as const;
+export type RuleStatus = (typeof RULE_STATUSES)[number];
+
+export const RULE_SEVERITIES = ['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'] as const;
+export type RuleSeverity = (typeof RULE_SEVERITIES)[number];
+
+export const NOTIFICATION_CHANNELS = ['email', 'slack', 'webhook'] as const;
+export type NotificationChannel = (typeof NOTIFICATION_CHANNELS)[number];
+
+/** Rule types whose ruleConfig is validated and evaluated; the others are stored as given. */
+export const EVALUATED_RULE_TYPES: ReadonlySet<RuleType> = new Set(['THRESHOLD', 'RATE_CHANGE']);
+
+/** Comparison operators by name (spec 2.7) with the symbol used in DRL and in messages. */
+export const OPERATORS = {
+  GREATER_THAN: '>',
+  GREATER_THAN_OR_EQUAL: '>=',
+  LESS_THAN: '<',
+  LESS_THAN_OR_EQUAL: '<=',
+  EQUALS: '==',
+  NOT_EQUALS: '!=',
+} as const;
+export type OperatorName = keyof typeof OPERATORS;
+export type OperatorSymbol = (typeof OPERATORS)[OperatorName];
+export const OPERATOR_NAMES = Object.keys(OPERATORS) as readonly OperatorName[];
+
+export const LOGICAL_OPERATORS = ['AND', 'OR', 'NOT'] as const;
+export type LogicalOperator = (typeof LOGICAL_OPERATORS)[number];
+
+export const DEFAULT_WINDOW_MINUTES = 5;
+export const MAX_WINDOW_MINUTES = 1440;
+/** RATE_CHANGE also reads the window before the last one: both must fit the 24 h retention. */
+export const MAX_RATE_CHANGE_WINDOW_MINUTES = 720;
+/** Bounds on a condition tree, so that no config can exhaust the stack or the 1 s tick. */
+export const MAX_CONDITION_DEPTH = 16;
+export const MAX_CONDITIONS = 200;
+
+/** Defaults of spec 2.5 / 8. */
+export const RULE_DEFAULTS = {
+  priority: 0,
+  suppressionWindowMinutes: 30,
+  maxAlertsPerHour: 10,
+} as const;
+
+/** One comparison; normalised, it always carries its effective window. */
+export interface ConditionLeaf {
+  readonly metric: string;
+  readonly operator: OperatorName;
+  readonly threshold: number;
+  readonly windowMinutes: number;
+}
+
+/**
+ * AND / OR (one or more conditions) or NOT (exactly one). A node's `windowMinutes` is kept as the
+ * user wrote it but only its leaves' windows are evaluated (each leaf inherited it on validation).
+ */
+export interface ConditionNode {
+  readonly logicalOperator: LogicalOperator;
+  readonly conditions: readonly Condition[];
+  readonly windowMinutes?: number;
+}
+
+export type Condition = ConditionLeaf | ConditionNode;
+
+/** THRESHOLD: a leaf or a tree of logical nodes. */
+export type ThresholdConfig = Condition;
+/** RATE_CHANGE: one leaf; `threshold` is compared with the percent change between two windows. */
+export type RateChangeConfig = ConditionLeaf;
+/** ANOMALY and PATTERN: any object, stored as given until their keys are defined. */
+export type OpaqueConfig = { readonly [key: string]: unknown };
+
+/** A normalised ruleConfig: the shape depends on the rule type it was validated against. */
+export type RuleConfig = ThresholdConfig | RateChangeConfig | OpaqueConfig;
+
+export const isConditionNode = (condition: Condition): condition is ConditionNode =>
+  'logicalOperator' in condition;
+
+/**
+ * The condition tree that is evaluated and written into the DRL: the config without the
+ * informational `windowMinutes` of logical nodes (every leaf already carries its own).
+ */
+export function conditionTree(condition: Condition): Condition {
+  if (!isConditionNode(condition)) {
+    const { metric, operator, threshold, windowMinutes } = condition;
+    return { metric, operator, threshold, windowMinutes };
+  }
+  return {
+    logicalOperator: condition.logicalOperator,
+    conditions: condition.conditions.map(conditionTree),
+  };
+}
+
+/** Structural equality of two condition trees; numbers compare with Object.is (so -0 != 0). */
+export function sameCondition(a: Condition, b: Condition): boolean {
+  if (isConditionNode(a)) {
+    if (!isConditionNode(b)) return false;
+    if (a.logicalOperator !== b.logicalOperator) return false;
+    if (a.conditions.length !== b.conditions.length) return false;
+    if (!Object.is(a.windowMinutes, b.windowMinutes)) return false;
+    return a.conditions.every((child, i) => {
+      const other = b.conditions[i];
+      return other !== undefined && sameCondition(child, other);
+    });
+  }
+  if (isConditionNode(b)) return false;
+  return (
+    a.metric === b.metric &&
+    a.operator === b.operator &&
+    Object.is(a.threshold, b.threshold) &&
+    Object.is(a.windowMinutes, b.windowMinutes)
+  );
+}
+
+/** The leaves of a tree in document order. */
+export function leaves(condition: Condition): ConditionLeaf[] {
+  const out: ConditionLeaf[] = [];
+  const walk = (c: Condition): void => {
+    if (isConditionNode(c)) c.conditions.forEach(walk);
+    else out.push(c);
+  };
+  walk(condition);
+  return out;
+}

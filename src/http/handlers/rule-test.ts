@@ -1,0 +1,58 @@
+/**
+ * @module Rule testing (spec 4.3): an unsaved or a stored rule, validated, compiled and simulated
+ * by the metrics actor against the live metrics with the evaluator's own code. Nothing is stored.
+ */
+import type { MetricsActor } from '../../actors/metrics-actor-client.ts';
+import type { StoragePool } from '../../actors/storage-pool.ts';
+import { validationError } from '../../errors.ts';
+import { ErrorSchema } from '../../schemas/event-responses.ts';
+import { checkRuleBody, RuleTestBody } from '../../schemas/rule.ts';
+import type { Reply } from '../reply.ts';
+import type { Request, Route } from '../route-types.ts';
+import { loadRule, ruleIdOf } from './rules.ts';
+import { Type } from '@sinclair/typebox';
+
+export interface RuleTestDeps {
+  readonly pool: StoragePool;
+  readonly metrics: MetricsActor;
+}
+
+async function testUnsaved(deps: RuleTestDeps, req: Request): Promise<Reply> {
+  const checked = checkRuleBody('test', req.body);
+  if (!checked.ok) throw validationError(checked.errors);
+  return { status: 200, body: await deps.metrics.testRule(checked.value) };
+}
+
+async function testStored(deps: RuleTestDeps, req: Request): Promise<Reply> {
+  const rule = await loadRule(deps.pool, ruleIdOf(req));
+  return { status: 200, body: await deps.metrics.testRule(rule) };
+}
+
+const Result = Type.Object(
+  {},
+  { additionalProperties: true, description: 'Rule test result (spec 2.9)' },
+);
+
+export const ruleTestRoutes = (deps: RuleTestDeps): Route[] => [
+  {
+    method: 'POST',
+    path: '/api/v1/rules/test',
+    body: 'json',
+    doc: {
+      summary: 'Test an unsaved rule against the live metrics (a bad config is 200 success:false)',
+      body: RuleTestBody,
+      responses: { 200: Result, 400: ErrorSchema },
+    },
+    handle: (req) => testUnsaved(deps, req),
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/rules/test/:id',
+    body: 'none',
+    doc: {
+      summary: 'Test a stored rule; the rule is not modified',
+      responses: { 200: Result, 400: ErrorSchema, 404: ErrorSchema },
+    },
+    handle: (req) => testStored(deps, req),
+  },
+];

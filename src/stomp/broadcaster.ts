@@ -1,0 +1,212 @@
+// Fan-out of MESSAGE frames to subscribed sockets, respecting each socket's backpressure.
+// Runs on the front thread. Knows sockets only through BroadcastSocket, so it is testable without uWS.
+import { escapeHeader } from './frame.ts';
+import type { Destination } from './session.ts';
+
+/** The part of a uWS WebSocket the broadcaster uses (uWS sockets satisfy it structurally). */
+export interface BroadcastSocket {
+  /** uWS: 1 sent, 0 buffered (backpressure), 2 dropped (over maxBackpressure). */
+  send(message: Uint8Array, isBinary?: boolean): number;
+  getBufferedAmount(): number;
+}
+
+/** Per-session facts the broadcaster needs; StompSession implements it. */
+export interface SubscriberOwner {
+  readonly escapesHeaders: boolean;
+  nextMessageId(): string;
+  noteSent(now: number): void;
+}
+
+export interface BroadcasterOptions<S> {
+  /** Skip a socket while more than this many bytes wait in its user-space send buffer. */
+  readonly softBufferBytes: number;
+  /** Close a socket once its buffer passes this (uWS maxBackpressure should match). */
+  readonly hardBufferBytes: number;
+  /** Close a socket that stays over the soft limit this long (a client that stopped reading). */
+  readonly slowClientTimeoutMs: number;
+  /** Must close the socket; called after the fan-out loop, never during it. */
+  readonly closeSlow: (socket: S, reason: 'hard-limit' | 'dropped' | 'stalled') => void;
+}
+
+export interface BroadcastStats {
+  published: number;
+  delivered: number;
+  skipped: number;
+  closedSlow: number;
+}
+
+interface Target<S> {
+  readonly socket: S;
+  readonly owner: SubscriberOwner;
+  /** Since when the socket has been over the soft limit; null while it keeps up. */
+  overSoftSince: number | null;
+  readonly routes: Map<string, Route<S>>;
+}
+
+interface Route<S> {
+  readonly target: Target<S>;
+  readonly destination: Destination;
+  /** The MESSAGE header block up to `message-id:`, fixed for the subscription's lifetime. */
+  readonly headPrefix: string;
+}
+
+interface EncodedBody {
+  /** [reserved head room][body][NUL]: each head is written just before the body. */
+  readonly buffer: Buffer;
+  readonly bodyOffset: number;
+  readonly contentLengthLine: string;
+}
+
+/** Room for the per-session head; longer heads (very long ids) fall back to a concat. */
+const HEAD_ROOM = 512;
+
+export class Broadcaster<S extends BroadcastSocket> {
+  private readonly targets = new Map<S, Target<S>>();
+  private readonly byDestination = new Map<Destination, Set<Route<S>>>();
+  private readonly counters: BroadcastStats = {
+    published: 0,
+    delivered: 0,
+    skipped: 0,
+    closedSlow: 0,
+  };
+
+  constructor(private readonly options: BroadcasterOptions<S>) {}
+
+  get stats(): Readonly<BroadcastStats> {
+    return this.counters;
+  }
+
+  subscriptionCount(): number {
+    let n = 0;
+    for (const routes of this.byDestination.values()) n += routes.size;
+    return n;
+  }
+
+  add(socket: S, owner: SubscriberOwner, subscriptionId: string, destination: Destination): void {
+    this.remove(socket, subscriptionId);
+    let target = this.targets.get(socket);
+    if (target === undefined) {
+      target = { socket, owner, overSoftSince: null, routes: new Map() };
+      this.targets.set(socket, target);
+    }
+    const esc = (v: string): string => (owner.escapesHeaders ? escapeHeader(v) : v);
+    const route: Route<S> = {
+      target,
+      destination,
+      headPrefix:
+        `MESSAGE\ndestination:${esc(destination)}\ncontent-type:application/json\n` +
+        `subscription:${esc(subscriptionId)}\nmessage-id:`,
+    };
+    target.routes.set(subscriptionId, route);
+    let routes = this.byDestination.get(destination);
+    if (routes === undefined) {
+      routes = new Set();
+      this.byDestination.set(destination, routes);
+    }
+    routes.add(route);
+  }
+
+  remove(socket: S, subscriptionId: string): void {
+    const target = this.targets.get(socket);
+    const route = target?.routes.get(subscriptionId);
+    if (target === undefined || route === undefined) return;
+    target.routes.delete(subscriptionId);
+    this.byDestination.get(route.destination)?.delete(route);
+    if (target.routes.size === 0) this.targets.delete(socket);
+  }
+
+  removeSocket(socket: S): void {
+    const target = this.targets.get(socket);
+    if (target === undefined) return;
+    for (const route of target.routes.values()) {
+      this.byDestination.get(route.destination)?.delete(route);
+    }
+    this.targets.delete(socket);
+  }
+
+  /** One serialisation of the body; per subscription only the head (ids) is written. */
+  publish(destination: Destination, bodyJson: string, now: number): void {
+    this.counters.published += 1;
+    const routes = this.byDestination.get(destination);
+    if (routes === undefined || routes.size === 0) return;
+    const body = encodeBody(bodyJson);
+    const toClose = new Map<S, 'hard-limit' | 'dropped' | 'stalled'>();
+    for (const route of routes) this.deliver(route, body, now, toClose);
+    this.closeAll(toClose);
+  }
+
+  /** The current snapshot for a new subscriber, through the same backpressure rules. */
+  sendTo(socket: S, subscriptionId: string, bodyJson: string, now: number): void {
+    const route = this.targets.get(socket)?.routes.get(subscriptionId);
+    if (route === undefined) return;
+    const toClose = new Map<S, 'hard-limit' | 'dropped' | 'stalled'>();
+    this.deliver(route, encodeBody(bodyJson), now, toClose);
+    this.closeAll(toClose);
+  }
+
+  private deliver(
+    route: Route<S>,
+    body: EncodedBody,
+    now: number,
+    toClose: Map<S, 'hard-limit' | 'dropped' | 'stalled'>,
+  ): void {
+    const target = route.target;
+    if (toClose.has(target.socket)) return;
+    const buffered = target.socket.getBufferedAmount();
+    if (buffered > this.options.hardBufferBytes) {
+      toClose.set(target.socket, 'hard-limit');
+      return;
+    }
+    if (buffered > this.options.softBufferBytes) {
+      // Skipped, not queued: the next publish carries newer data, so memory stays bounded.
+      this.counters.skipped += 1;
+      target.overSoftSince ??= now;
+      if (now - target.overSoftSince >= this.options.slowClientTimeoutMs) {
+        toClose.set(target.socket, 'stalled');
+      }
+      return;
+    }
+    target.overSoftSince = null;
+    const head = route.headPrefix + target.owner.nextMessageId() + body.contentLengthLine;
+    const headBytes = Buffer.byteLength(head, 'utf8');
+    let message: Buffer;
+    if (headBytes <= body.bodyOffset) {
+      const start = body.bodyOffset - headBytes;
+      body.buffer.write(head, start, 'utf8');
+      message = body.buffer.subarray(start);
+    } else {
+      message = Buffer.concat([Buffer.from(head, 'utf8'), body.buffer.subarray(body.bodyOffset)]);
+    }
+    // uWS copies the bytes during send, so the shared buffer may be rewritten for the next one.
+    const status = target.socket.send(message, false);
+    if (status === 2) {
+      toClose.set(target.socket, 'dropped');
+      return;
+    }
+    this.counters.delivered += 1;
+    target.owner.noteSent(now);
+    if (target.socket.getBufferedAmount() > this.options.hardBufferBytes) {
+      toClose.set(target.socket, 'hard-limit');
+    }
+  }
+
+  private closeAll(toClose: Map<S, 'hard-limit' | 'dropped' | 'stalled'>): void {
+    for (const [socket, reason] of toClose) {
+      this.counters.closedSlow += 1;
+      this.removeSocket(socket);
+      this.options.closeSlow(socket, reason);
+    }
+  }
+}
+
+function encodeBody(bodyJson: string): EncodedBody {
+  const bodyBytes = Buffer.byteLength(bodyJson, 'utf8');
+  const buffer = Buffer.allocUnsafe(HEAD_ROOM + bodyBytes + 1);
+  buffer.write(bodyJson, HEAD_ROOM, 'utf8');
+  buffer[HEAD_ROOM + bodyBytes] = 0;
+  return {
+    buffer,
+    bodyOffset: HEAD_ROOM,
+    contentLengthLine: `\ncontent-length:${bodyBytes}\n\n`,
+  };
+}

@@ -1,0 +1,361 @@
+// Wires STOMP onto a uWS app: upgrade (subprotocol), per-socket StompSession, one shared timer
+// for heart-beats and deadlines, and the broadcaster. Runs on the front thread; no callback throws.
+import type { TemplatedApp, WebSocket, WebSocketBehavior } from 'uWebSockets.js';
+import { Broadcaster } from './broadcaster.ts';
+import type { BroadcastStats } from './broadcaster.ts';
+import { CLOSE_GOING_AWAY, StompSession, negotiateSubprotocol } from './session.ts';
+import type { Destination, SessionAction, SessionConfig } from './session.ts';
+
+/** Minimal logger; a pino logger fits as is (`log.info({ ... }, 'message')`). */
+export interface StompLogger {
+  info(fields: Record<string, unknown>, message: string): void;
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
+export interface StompEndpointOptions {
+  /** Package version, sent as `server:vigil/<serverVersion>` in CONNECTED. */
+  readonly serverVersion: string;
+  readonly log: StompLogger;
+  /** The latest metrics snapshot JSON, sent at once to a new /topic/metrics subscriber. */
+  readonly currentMetricsJson: () => string | null;
+  /** Default ['/ws', '/ws/websocket'] (the second is the path SockJS clients use). */
+  readonly paths?: readonly string[];
+  /** Largest STOMP frame a client may send; larger: ERROR then close. Default 64 KiB. */
+  readonly maxFrameBytes?: number;
+  /** Largest WebSocket message (uWS maxPayloadLength; larger: closed by uWS). Default 4 x maxFrameBytes. */
+  readonly maxMessageBytes?: number;
+  /** Broadcasts skip a socket with more than this buffered. Default 256 KiB. */
+  readonly softBufferBytes?: number;
+  /** A socket with more than this buffered is closed (uWS maxBackpressure). Default 2 MiB. */
+  readonly hardBufferBytes?: number;
+  /** A socket skipped continuously for this long is closed. Default 30 000 ms. */
+  readonly slowClientTimeoutMs?: number;
+  /** sx of CONNECTED heart-beat: the server sends at least this often. Default 10 000 ms; 0 = never. */
+  readonly heartbeatSendMs?: number;
+  /** sy of CONNECTED heart-beat: the server wants data this often. Default 10 000 ms; 0 = never. */
+  readonly heartbeatExpectMs?: number;
+  /** A client silent for factor x its negotiated interval is closed. Default 2. */
+  readonly heartbeatGraceFactor?: number;
+  /** A socket without CONNECT after this long is closed. Default 10 000 ms. */
+  readonly connectTimeoutMs?: number;
+  /** Subscriptions per connection. Default 16. */
+  readonly maxSubscriptions?: number;
+  /** uWS idleTimeout in seconds (pings are sent automatically before it). Default 120; 0 = off. */
+  readonly idleTimeoutSeconds?: number;
+}
+
+export interface StompStats extends BroadcastStats {
+  readonly sessions: number;
+  readonly subscriptions: number;
+}
+
+export interface StompEndpoint {
+  /** Sends `bodyJson` as one MESSAGE to every subscription of `destination`. Never throws. */
+  publish(destination: Destination, bodyJson: string): void;
+  sessionCount(): number;
+  /** For shutdown: ends every session (default code 1001) and answers later upgrades with 503. */
+  closeAll(code?: number): void;
+  stats(): StompStats;
+}
+
+/**
+ * Per-socket user data. Our uWS fork copies the own properties of the object given to
+ * res.upgrade() onto the socket (getUserData() returns the socket, prototype lost), so the
+ * session instance is held by reference in a field rather than being the user data itself.
+ */
+export interface SocketData {
+  readonly session: StompSession;
+}
+
+type Socket = WebSocket<SocketData>;
+
+const KiB = 1024;
+
+interface Resolved {
+  readonly paths: readonly string[];
+  readonly maxFrameBytes: number;
+  readonly maxMessageBytes: number;
+  readonly softBufferBytes: number;
+  readonly hardBufferBytes: number;
+  readonly slowClientTimeoutMs: number;
+  readonly heartbeatSendMs: number;
+  readonly heartbeatExpectMs: number;
+  readonly heartbeatGraceFactor: number;
+  readonly connectTimeoutMs: number;
+  readonly maxSubscriptions: number;
+  readonly idleTimeoutSeconds: number;
+}
+
+function resolve(options: StompEndpointOptions): Resolved {
+  const maxFrameBytes = options.maxFrameBytes ?? 64 * KiB;
+  const resolved: Resolved = {
+    paths: options.paths ?? ['/ws', '/ws/websocket'],
+    maxFrameBytes,
+    maxMessageBytes: options.maxMessageBytes ?? 4 * maxFrameBytes,
+    softBufferBytes: options.softBufferBytes ?? 256 * KiB,
+    hardBufferBytes: options.hardBufferBytes ?? 2048 * KiB,
+    slowClientTimeoutMs: options.slowClientTimeoutMs ?? 30_000,
+    heartbeatSendMs: options.heartbeatSendMs ?? 10_000,
+    heartbeatExpectMs: options.heartbeatExpectMs ?? 10_000,
+    heartbeatGraceFactor: options.heartbeatGraceFactor ?? 2,
+    connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
+    maxSubscriptions: options.maxSubscriptions ?? 16,
+    idleTimeoutSeconds: options.idleTimeoutSeconds ?? 120,
+  };
+  const positive = [
+    'maxFrameBytes',
+    'maxMessageBytes',
+    'softBufferBytes',
+    'hardBufferBytes',
+    'slowClientTimeoutMs',
+    'heartbeatGraceFactor',
+    'connectTimeoutMs',
+    'maxSubscriptions',
+  ] as const;
+  for (const name of positive) {
+    const value = resolved[name];
+    if (!Number.isFinite(value) || value <= 0) {
+      throw new TypeError(`attachStomp: option ${name} must be a positive number, got ${value}`);
+    }
+  }
+  for (const name of ['heartbeatSendMs', 'heartbeatExpectMs', 'idleTimeoutSeconds'] as const) {
+    const value = resolved[name];
+    if (!Number.isInteger(value) || value < 0) {
+      throw new TypeError(`attachStomp: option ${name} must be an integer >= 0, got ${value}`);
+    }
+  }
+  if (resolved.idleTimeoutSeconds !== 0 && resolved.idleTimeoutSeconds < 8) {
+    // uWS refuses (and aborts on) idle timeouts between 1 and 7 seconds.
+    throw new TypeError('attachStomp: option idleTimeoutSeconds must be 0 or >= 8');
+  }
+  if (resolved.softBufferBytes >= resolved.hardBufferBytes) {
+    throw new TypeError('attachStomp: option softBufferBytes must be below hardBufferBytes');
+  }
+  if (resolved.maxMessageBytes < resolved.maxFrameBytes) {
+    throw new TypeError('attachStomp: option maxMessageBytes must be >= maxFrameBytes');
+  }
+  if (resolved.paths.length === 0) throw new TypeError('attachStomp: option paths is empty');
+  return resolved;
+}
+
+/** The shared timer ticks often enough for the shortest interval it serves, at most once a second. */
+function tickInterval(r: Resolved): number {
+  const intervals = [r.heartbeatSendMs, r.heartbeatExpectMs, r.connectTimeoutMs].filter(
+    (ms) => ms > 0,
+  );
+  return Math.min(1000, Math.max(10, Math.floor(Math.min(...intervals) / 4)));
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+}
+
+export function attachStomp(app: TemplatedApp, options: StompEndpointOptions): StompEndpoint {
+  const config = resolve(options);
+  const { log } = options;
+  const tickMs = tickInterval(config);
+  const sessionConfig: SessionConfig = {
+    server: `vigil/${options.serverVersion}`,
+    maxFrameBytes: config.maxFrameBytes,
+    heartbeatSendMs: config.heartbeatSendMs,
+    heartbeatExpectMs: config.heartbeatExpectMs,
+    heartbeatGraceFactor: config.heartbeatGraceFactor,
+    heartbeatSlackMs: tickMs,
+    connectTimeoutMs: config.connectTimeoutMs,
+    maxSubscriptions: config.maxSubscriptions,
+    maxSubscriptionIdLength: 256,
+  };
+  const sessions = new Set<Socket>();
+  let nextSessionId = 0;
+  let accepting = true;
+  let timer: NodeJS.Timeout | null = null;
+  let lastTickAt = 0;
+
+  const broadcaster = new Broadcaster<Socket>({
+    softBufferBytes: config.softBufferBytes,
+    hardBufferBytes: config.hardBufferBytes,
+    slowClientTimeoutMs: config.slowClientTimeoutMs,
+    closeSlow: (ws, reason) => {
+      if (!sessions.has(ws)) return;
+      log.info({ session: ws.getUserData().session.id, reason }, 'stomp: closing slow client');
+      // Forceful: a graceful close frame would only queue behind the data it cannot drain.
+      ws.close();
+    },
+  });
+
+  /** Runs a uWS callback body; a throw is logged and closes that socket, never escapes to uWS. */
+  function guard(where: string, ws: Socket | null, fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      log.warn({ where, err: describe(err) }, 'stomp: handler failed');
+      if (ws !== null && sessions.has(ws)) {
+        try {
+          ws.close();
+        } catch {
+          // Already closed: nothing left to release.
+        }
+      }
+    }
+  }
+
+  function currentSnapshot(): string | null {
+    try {
+      return options.currentMetricsJson();
+    } catch (err) {
+      log.warn({ err: describe(err) }, 'stomp: currentMetricsJson failed');
+      return null;
+    }
+  }
+
+  function perform(ws: Socket, session: StompSession, actions: SessionAction[], now: number): void {
+    for (const action of actions) {
+      // A send over the hard limit, or a slow-client close, may have ended the socket midway.
+      if (!sessions.has(ws)) return;
+      switch (action.type) {
+        case 'send':
+          ws.send(action.data, false);
+          break;
+        case 'subscribe': {
+          broadcaster.add(ws, session, action.id, action.destination);
+          if (action.destination === '/topic/metrics') {
+            const snapshot = currentSnapshot();
+            if (snapshot !== null) broadcaster.sendTo(ws, action.id, snapshot, now);
+          }
+          break;
+        }
+        case 'unsubscribe':
+          broadcaster.remove(ws, action.id);
+          break;
+        case 'close':
+          if (action.reason !== 'DISCONNECT') {
+            log.info({ session: session.id, reason: action.reason }, 'stomp: closing session');
+          }
+          ws.end(action.code, action.reason.slice(0, 120));
+          return;
+      }
+    }
+  }
+
+  function tick(): void {
+    const now = Date.now();
+    // A tick far behind schedule means the loop stalled: incoming data has not been read yet, so
+    // deadlines wait for the next tick (an I/O poll always runs in between).
+    const onTime = now - lastTickAt <= 2 * tickMs;
+    lastTickAt = now;
+    for (const ws of sessions) {
+      guard('tick', ws, () => {
+        const { session } = ws.getUserData();
+        const actions = session.tick(now, onTime);
+        if (actions.length > 0) perform(ws, session, actions, now);
+      });
+    }
+  }
+
+  function startTimer(): void {
+    if (timer !== null) return;
+    lastTickAt = Date.now();
+    timer = setInterval(tick, tickMs);
+    // The sockets keep the process alive; the timer alone must not.
+    timer.unref();
+  }
+
+  function stopTimer(): void {
+    if (timer === null) return;
+    clearInterval(timer);
+    timer = null;
+  }
+
+  const behavior: WebSocketBehavior<SocketData> = {
+    maxPayloadLength: config.maxMessageBytes,
+    maxBackpressure: config.hardBufferBytes,
+    // Typed as number in our fork's index.d.ts; uWS reads it as a boolean.
+    closeOnBackpressureLimit: 1,
+    idleTimeout: config.idleTimeoutSeconds,
+    sendPingsAutomatically: true,
+
+    upgrade: (res, req, context) => {
+      try {
+        if (!accepting) {
+          res.writeStatus('503 Service Unavailable').end('shutting down', true);
+          return;
+        }
+        // req is only valid during this call: read everything before upgrading.
+        const key = req.getHeader('sec-websocket-key');
+        const offer = req.getHeader('sec-websocket-protocol');
+        const extensions = req.getHeader('sec-websocket-extensions');
+        const choice = negotiateSubprotocol(offer);
+        nextSessionId += 1;
+        const session = new StompSession(
+          nextSessionId,
+          sessionConfig,
+          choice.maxVersion,
+          Date.now(),
+        );
+        res.upgrade<SocketData>({ session }, key, choice.protocol, extensions, context);
+      } catch (err) {
+        log.warn({ where: 'upgrade', err: describe(err) }, 'stomp: handler failed');
+        try {
+          res.close();
+        } catch {
+          // The request was aborted already.
+        }
+      }
+    },
+
+    open: (ws) => {
+      guard('open', ws, () => {
+        sessions.add(ws);
+        startTimer();
+      });
+    },
+
+    message: (ws, message) => {
+      guard('message', ws, () => {
+        const { session } = ws.getUserData();
+        const now = Date.now();
+        // The decoder copies what it keeps: uWS neuters `message` when this callback returns.
+        const actions = session.receive(new Uint8Array(message), now);
+        perform(ws, session, actions, now);
+      });
+    },
+
+    close: (ws) => {
+      guard('close', null, () => {
+        sessions.delete(ws);
+        broadcaster.removeSocket(ws);
+        ws.getUserData().session.markClosed();
+        if (sessions.size === 0) stopTimer();
+      });
+    },
+  };
+
+  for (const path of config.paths) app.ws<SocketData>(path, behavior);
+
+  return {
+    publish(destination, bodyJson) {
+      try {
+        broadcaster.publish(destination, bodyJson, Date.now());
+      } catch (err) {
+        log.warn({ where: 'publish', destination, err: describe(err) }, 'stomp: publish failed');
+      }
+    },
+    sessionCount() {
+      return sessions.size;
+    },
+    closeAll(code = CLOSE_GOING_AWAY) {
+      accepting = false;
+      for (const ws of sessions) {
+        guard('closeAll', ws, () => ws.end(code, 'server shutting down'));
+      }
+      stopTimer();
+    },
+    stats() {
+      return {
+        sessions: sessions.size,
+        subscriptions: broadcaster.subscriptionCount(),
+        ...broadcaster.stats,
+      };
+    },
+  };
+}

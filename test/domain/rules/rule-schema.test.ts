@@ -1,0 +1,402 @@
+// Rule request bodies: field rules, unknown fields by name, ruleConfig errors, update and test bodies.
+import t from 'tap';
+import { testRule } from '../../../src/domain/rules/rule-test.ts';
+import { checkRuleBody } from '../../../src/schemas/rule.ts';
+import { fakeMetrics } from './fake-metrics.ts';
+
+const body = (over: Record<string, unknown> = {}): Record<string, unknown> => ({
+  name: 'High error rate',
+  ruleType: 'THRESHOLD',
+  ruleConfig: { metric: 'errorRate', operator: 'GREATER_THAN', threshold: 5 },
+  severity: 'HIGH',
+  ...over,
+});
+const errorsOf = (result: { ok: boolean; errors?: Record<string, string> }) =>
+  result.ok ? {} : (result.errors ?? {});
+
+void t.test('create: defaults applied, ruleConfig normalised', (t) => {
+  t.same(checkRuleBody('create', body()), {
+    ok: true,
+    value: {
+      name: 'High error rate',
+      description: null,
+      ruleType: 'THRESHOLD',
+      ruleConfig: { metric: 'errorRate', operator: 'GREATER_THAN', threshold: 5, windowMinutes: 5 },
+      severity: 'HIGH',
+      priority: 0,
+      notificationChannels: [],
+      notificationConfig: null,
+      suppressionWindowMinutes: 30,
+      maxAlertsPerHour: 10,
+      createdBy: null,
+    },
+  });
+  const full = checkRuleBody(
+    'create',
+    body({
+      description: 'd',
+      priority: -5,
+      notificationChannels: ['email', 'slack', 'webhook'],
+      notificationConfig: { slack: { channel: '#ops' } },
+      suppressionWindowMinutes: 0,
+      maxAlertsPerHour: 1,
+      createdBy: 'ana',
+    }),
+  );
+  t.match(full, {
+    ok: true,
+    value: {
+      description: 'd',
+      priority: -5,
+      suppressionWindowMinutes: 0,
+      maxAlertsPerHour: 1,
+      createdBy: 'ana',
+    },
+  });
+  t.equal(checkRuleBody('create', body({ ruleType: 'ANOMALY', ruleConfig: { x: 1 } })).ok, true);
+  t.equal(checkRuleBody('create', body({ name: 'x'.repeat(255) })).ok, true);
+  t.equal(
+    checkRuleBody('create', body({ name: 'a" salience 100 then System.exit(0);\n' })).ok,
+    true,
+  );
+  t.end();
+});
+
+void t.test('create: each field rule, errors keyed by field', (t) => {
+  const cases: [string, Record<string, unknown>, Record<string, string>][] = [
+    ['name empty', { name: '' }, { name: 'name must be a string of 1 to 255 characters' }],
+    [
+      'name too long',
+      { name: 'x'.repeat(256) },
+      { name: 'name must be a string of 1 to 255 characters' },
+    ],
+    ['name not a string', { name: 5 }, { name: 'name must be a string of 1 to 255 characters' }],
+    [
+      'ruleType',
+      { ruleType: 'threshold' },
+      { ruleType: 'ruleType must be one of THRESHOLD, RATE_CHANGE, ANOMALY, PATTERN' },
+    ],
+    [
+      'severity',
+      { severity: 'low' },
+      { severity: 'severity must be one of LOW, MEDIUM, HIGH, CRITICAL' },
+    ],
+    [
+      'ruleConfig not an object',
+      { ruleConfig: [1] },
+      { ruleConfig: 'ruleConfig must be an object' },
+    ],
+    [
+      'priority fraction',
+      { priority: 1.5 },
+      { priority: 'priority must be an integer from -2147483648 to 2147483647' },
+    ],
+    [
+      'priority string',
+      { priority: '1' },
+      { priority: 'priority must be an integer from -2147483648 to 2147483647' },
+    ],
+    [
+      'priority beyond int',
+      { priority: 2 ** 31 },
+      { priority: 'priority must be an integer from -2147483648 to 2147483647' },
+    ],
+    [
+      'suppression negative',
+      { suppressionWindowMinutes: -1 },
+      {
+        suppressionWindowMinutes:
+          'suppressionWindowMinutes must be an integer from 0 to 2147483647 (0 = no suppression)',
+      },
+    ],
+    [
+      'maxAlertsPerHour 0',
+      { maxAlertsPerHour: 0 },
+      { maxAlertsPerHour: 'maxAlertsPerHour must be an integer from 1 to 2147483647' },
+    ],
+    [
+      'maxAlertsPerHour fraction',
+      { maxAlertsPerHour: 2.5 },
+      { maxAlertsPerHour: 'maxAlertsPerHour must be an integer from 1 to 2147483647' },
+    ],
+    [
+      'channel item',
+      { notificationChannels: ['email', 'sms'] },
+      { 'notificationChannels.1': 'must be one of email, slack, webhook' },
+    ],
+    [
+      'channels not an array',
+      { notificationChannels: 'email' },
+      {
+        notificationChannels:
+          'notificationChannels must be an array of distinct channels from email, slack, webhook',
+      },
+    ],
+    [
+      'channel twice',
+      { notificationChannels: ['email', 'email'] },
+      { notificationChannels: 'notificationChannels must not list a channel twice' },
+    ],
+    [
+      'notificationConfig array',
+      { notificationConfig: [] },
+      { notificationConfig: 'notificationConfig must be an object or null' },
+    ],
+    [
+      'description number',
+      { description: 5 },
+      { description: 'description must be a string or null' },
+    ],
+    [
+      'createdBy too long',
+      { createdBy: 'x'.repeat(256) },
+      { createdBy: 'createdBy must be a string of at most 255 characters, or null' },
+    ],
+    [
+      'unknown and assigned fields, by name',
+      { foo: 1, 'a/b': 2, id: 3, status: 'ACTIVE', version: 2 },
+      {
+        foo: `Unknown field 'foo'`,
+        'a/b': `Unknown field 'a/b'`,
+        id: 'id is assigned by the service and cannot be set',
+        status:
+          'status cannot be set here: use POST /api/v1/rules/{id}/enable, /disable or /archive',
+        version: 'version is assigned by the service and cannot be set',
+      },
+    ],
+  ];
+  for (const [name, over, errors] of cases) {
+    t.same(checkRuleBody('create', body(over)), { ok: false, errors }, name);
+  }
+  t.same(errorsOf(checkRuleBody('create', {})), {
+    name: 'name is required',
+    ruleType: 'ruleType is required',
+    ruleConfig: 'ruleConfig is required',
+    severity: 'severity is required',
+  });
+  for (const notAnObject of [null, [], 'x', 5]) {
+    t.same(checkRuleBody('create', notAnObject), {
+      ok: false,
+      errors: { body: 'The body must be a JSON object' },
+    });
+  }
+  t.same(
+    checkRuleBody('create', body({ description: null, notificationConfig: null, createdBy: null }))
+      .ok,
+    true,
+  );
+  t.end();
+});
+
+void t.test('ruleConfig problems: one key, the rule test messages joined', (t) => {
+  const ruleConfig = { metric: 'errRate', operator: 'GREATER', threshold: '5' };
+  const tested = testRule(
+    { name: 'x', ruleType: 'THRESHOLD', ruleConfig, severity: 'LOW' },
+    fakeMetrics(),
+  );
+  t.same(checkRuleBody('create', body({ ruleConfig })), {
+    ok: false,
+    errors: { ruleConfig: tested.validationErrors.join('; ') },
+  });
+  t.equal(
+    tested.validationErrors.join('; '),
+    `Metric 'errRate' not found. Did you mean 'errorRate'?; Invalid operator 'GREATER'. Did you mean 'GREATER_THAN'?; Invalid threshold type: expected a number, got string "5"`,
+  );
+  t.same(
+    errorsOf(checkRuleBody('create', body({ ruleConfig, name: '' }))),
+    {
+      name: 'name must be a string of 1 to 255 characters',
+    },
+    'schema errors come first; ruleConfig content is checked once the shape is right',
+  );
+  t.end();
+});
+
+void t.test('text PostgreSQL cannot store is refused with its path', (t) => {
+  t.same(errorsOf(checkRuleBody('create', body({ name: 'a\u0000b' }))), {
+    name: 'must not contain the NUL character (U+0000)',
+  });
+  t.same(errorsOf(checkRuleBody('create', body({ description: 'a\ud800b' }))), {
+    description: 'must be valid Unicode (no unpaired surrogate)',
+  });
+  t.same(
+    errorsOf(
+      checkRuleBody(
+        'create',
+        body({
+          ruleConfig: { metric: 'eventsByType[a\u0000]', operator: 'GREATER_THAN', threshold: 1 },
+        }),
+      ),
+    ),
+    { 'ruleConfig.metric': 'must not contain the NUL character (U+0000)' },
+  );
+  t.same(
+    errorsOf(
+      checkRuleBody('create', body({ notificationConfig: { 'k\u0000': { x: ['\u0000'] } } })),
+    ),
+    {
+      notificationConfig: 'keys must not contain U+0000 or unpaired surrogates',
+      'notificationConfig.k\u0000.x.0': 'must not contain the NUL character (U+0000)',
+    },
+  );
+  t.equal(checkRuleBody('create', body({ name: 'emoji \u{1F600} ok' })).ok, true);
+  let deep: unknown = 1;
+  for (let i = 0; i < 100_000; i++) deep = [deep];
+  t.same(errorsOf(checkRuleBody('create', body({ ruleType: 'ANOMALY', ruleConfig: { deep } }))), {
+    [`ruleConfig.deep${'.0'.repeat(62)}`]: 'nests deeper than 64 levels',
+  });
+  t.end();
+});
+
+void t.test(
+  'update: every field optional, null clears nullable fields, config revalidated',
+  (t) => {
+    const current = {
+      ruleType: 'THRESHOLD' as const,
+      ruleConfig: { metric: 'errorRate', operator: 'GREATER_THAN', threshold: 5, windowMinutes: 5 },
+    };
+    t.same(checkRuleBody('update', {}, current), { ok: true, value: {} });
+    t.same(
+      checkRuleBody(
+        'update',
+        { description: null, notificationConfig: null, createdBy: null },
+        current,
+      ),
+      {
+        ok: true,
+        value: { description: null, notificationConfig: null, createdBy: null },
+      },
+    );
+    t.same(checkRuleBody('update', { priority: 3, name: 'new' }, current), {
+      ok: true,
+      value: { priority: 3, name: 'new' },
+    });
+    for (const field of [
+      'name',
+      'ruleType',
+      'ruleConfig',
+      'severity',
+      'priority',
+      'notificationChannels',
+      'suppressionWindowMinutes',
+      'maxAlertsPerHour',
+    ]) {
+      const result = checkRuleBody('update', { [field]: null }, current);
+      t.equal(result.ok, false, `${field} cannot be null`);
+      t.ok(field in errorsOf(result));
+    }
+    t.same(
+      checkRuleBody(
+        'update',
+        {
+          ruleConfig: {
+            metric: 'errorRate',
+            operator: 'LESS_THAN',
+            threshold: 1,
+            windowMinutes: 60,
+          },
+        },
+        current,
+      ),
+      {
+        ok: true,
+        value: {
+          ruleConfig: {
+            metric: 'errorRate',
+            operator: 'LESS_THAN',
+            threshold: 1,
+            windowMinutes: 60,
+          },
+        },
+      },
+    );
+    t.same(
+      checkRuleBody(
+        'update',
+        { ruleConfig: { metric: 'errRate', operator: 'LESS_THAN', threshold: 1 } },
+        current,
+      ),
+      {
+        ok: false,
+        errors: { ruleConfig: `Metric 'errRate' not found. Did you mean 'errorRate'?` },
+      },
+    );
+    t.same(checkRuleBody('update', { foo: 1, status: 'PAUSED' }, current), {
+      ok: false,
+      errors: {
+        foo: `Unknown field 'foo'`,
+        status:
+          'status cannot be set here: use POST /api/v1/rules/{id}/enable, /disable or /archive',
+      },
+    });
+
+    // A new ruleType revalidates the stored config against it.
+    const tree = {
+      ruleType: 'THRESHOLD' as const,
+      ruleConfig: { logicalOperator: 'NOT', conditions: [current.ruleConfig] },
+    };
+    t.same(checkRuleBody('update', { ruleType: 'RATE_CHANGE' }, tree), {
+      ok: false,
+      errors: {
+        ruleConfig:
+          'RATE_CHANGE takes a single condition { metric, operator, threshold, windowMinutes }; logical operators are for THRESHOLD rules',
+      },
+    });
+    t.same(checkRuleBody('update', { ruleType: 'RATE_CHANGE' }, current), {
+      ok: true,
+      value: { ruleType: 'RATE_CHANGE', ruleConfig: current.ruleConfig },
+    });
+    const anomaly = { ruleType: 'ANOMALY' as const, ruleConfig: { sensitivity: 3 } };
+    t.match(checkRuleBody('update', { ruleType: 'THRESHOLD' }, anomaly), {
+      ok: false,
+      errors: { ruleConfig: /Missing required property 'metric'/ },
+    });
+    t.same(
+      checkRuleBody(
+        'update',
+        {
+          ruleType: 'THRESHOLD',
+          ruleConfig: { metric: 'totalEvents', operator: 'EQUALS', threshold: 0 },
+        },
+        anomaly,
+      ),
+      {
+        ok: true,
+        value: {
+          ruleType: 'THRESHOLD',
+          ruleConfig: { metric: 'totalEvents', operator: 'EQUALS', threshold: 0, windowMinutes: 5 },
+        },
+      },
+    );
+    t.throws(() => checkRuleBody('update' as 'create', {}));
+    t.end();
+  },
+);
+
+void t.test('test body: the create fields; ruleConfig content is left to testRule', (t) => {
+  t.same(checkRuleBody('test', body()), { ok: true, value: body() });
+  const badConfig = body({ ruleConfig: 'not an object' });
+  t.same(checkRuleBody('test', badConfig), { ok: true, value: badConfig });
+  t.same(checkRuleBody('test', body({ ruleConfig: { metric: 'nope' } })).ok, true);
+  t.same(
+    checkRuleBody(
+      'test',
+      body({
+        priority: 2,
+        suppressionWindowMinutes: 0,
+        notificationChannels: ['slack'],
+        description: null,
+      }),
+    ).ok,
+    true,
+  );
+  t.same(errorsOf(checkRuleBody('test', { ruleType: 'THRESHOLD', severity: 'LOW' })), {
+    name: 'name is required',
+    ruleConfig: 'ruleConfig is required',
+  });
+  t.same(errorsOf(checkRuleBody('test', body({ id: 1, extra: true }))), {
+    id: 'id is assigned by the service and cannot be set',
+    extra: `Unknown field 'extra'`,
+  });
+  t.end();
+});

@@ -1,0 +1,251 @@
+// Fan-out and backpressure: the broadcaster with fake sockets, then slow clients on real sockets.
+import t from 'tap';
+import { Broadcaster } from '../../src/stomp/broadcaster.ts';
+import type { BroadcastSocket, SubscriberOwner } from '../../src/stomp/broadcaster.ts';
+import { FrameDecoder } from '../../src/stomp/frame.ts';
+import { RawClient, connectRaw, startServer, until } from './helpers.ts';
+
+class FakeSocket implements BroadcastSocket {
+  buffered = 0;
+  status = 1;
+  readonly sent: string[] = [];
+  send(message: Uint8Array): number {
+    // Copy, as uWS does: the broadcaster reuses its buffer for the next socket.
+    this.sent.push(Buffer.from(message).toString('utf8'));
+    return this.status;
+  }
+  getBufferedAmount(): number {
+    return this.buffered;
+  }
+}
+
+class FakeOwner implements SubscriberOwner {
+  seq = 0;
+  lastSent = -1;
+  constructor(
+    readonly name: string,
+    readonly escapesHeaders = true,
+  ) {}
+  nextMessageId(): string {
+    this.seq += 1;
+    return `${this.name}-${this.seq}`;
+  }
+  noteSent(now: number): void {
+    this.lastSent = now;
+  }
+}
+
+function setup(): {
+  b: Broadcaster<FakeSocket>;
+  closed: Array<[FakeSocket, string]>;
+} {
+  const closed: Array<[FakeSocket, string]> = [];
+  const b = new Broadcaster<FakeSocket>({
+    softBufferBytes: 100,
+    hardBufferBytes: 1000,
+    slowClientTimeoutMs: 50,
+    closeSlow: (socket, reason) => closed.push([socket, reason]),
+  });
+  return { b, closed };
+}
+
+void t.test('one body, per-subscription heads; each frame decodes', (t) => {
+  const { b } = setup();
+  const s1 = new FakeSocket();
+  const s2 = new FakeSocket();
+  const o1 = new FakeOwner('a');
+  const o2 = new FakeOwner('b');
+  b.add(s1, o1, 'x:1', '/topic/metrics');
+  b.add(s1, o1, 'alerts', '/topic/alerts');
+  b.add(s2, o2, 'y', '/topic/metrics');
+  t.equal(b.subscriptionCount(), 3);
+  b.publish('/topic/metrics', '{"é":1}', 10);
+  t.same(s1.sent, [
+    'MESSAGE\ndestination:/topic/metrics\ncontent-type:application/json\nsubscription:x\\c1\n' +
+      'message-id:a-1\ncontent-length:8\n\n{"é":1}\0',
+  ]);
+  const decoded = new FrameDecoder(1 << 16).push(Buffer.from(s2.sent[0] ?? ''));
+  t.equal(decoded.error, null);
+  t.same(Object.fromEntries(decoded.frames[0]?.headers ?? []), {
+    destination: '/topic/metrics',
+    'content-type': 'application/json',
+    subscription: 'y',
+    'message-id': 'b-1',
+    'content-length': '8',
+  });
+  t.equal(o1.lastSent, 10, 'a MESSAGE counts as outgoing activity for heart-beats');
+  t.same(b.stats, { published: 1, delivered: 2, skipped: 0, closedSlow: 0 });
+  t.end();
+});
+
+void t.test('very long heads fall back to a concatenation', (t) => {
+  const { b } = setup();
+  const s = new FakeSocket();
+  const id = 'i'.repeat(2000);
+  b.add(s, new FakeOwner('a'), id, '/topic/alerts');
+  b.publish('/topic/alerts', '[]', 0);
+  t.match(
+    s.sent[0],
+    new RegExp(`subscription:${id}\nmessage-id:a-1\ncontent-length:2\n\n\\[\\]\0$`),
+  );
+  t.end();
+});
+
+void t.test('STOMP 1.0 owners get unescaped heads', (t) => {
+  const { b } = setup();
+  const s = new FakeSocket();
+  b.add(s, new FakeOwner('a', false), 'p:q', '/topic/alerts');
+  b.publish('/topic/alerts', '1', 0);
+  t.match(s.sent[0], /subscription:p:q\n/);
+  t.end();
+});
+
+void t.test('remove, removeSocket, re-add with the same id', (t) => {
+  const { b } = setup();
+  const s = new FakeSocket();
+  const o = new FakeOwner('a');
+  b.add(s, o, '1', '/topic/metrics');
+  b.add(s, o, '1', '/topic/alerts');
+  t.equal(b.subscriptionCount(), 1, 'same id replaces');
+  b.publish('/topic/metrics', '1', 0);
+  t.equal(s.sent.length, 0);
+  b.remove(s, '1');
+  b.remove(s, 'nope');
+  b.publish('/topic/alerts', '1', 0);
+  t.equal(s.sent.length, 0);
+  b.add(s, o, '2', '/topic/alerts');
+  b.removeSocket(s);
+  b.removeSocket(s);
+  b.publish('/topic/alerts', '1', 0);
+  t.equal(s.sent.length, 0);
+  t.equal(b.subscriptionCount(), 0);
+  t.end();
+});
+
+void t.test('over the soft limit: skipped; stalled past the timeout: closed', (t) => {
+  const { b, closed } = setup();
+  const slow = new FakeSocket();
+  const fast = new FakeSocket();
+  b.add(slow, new FakeOwner('s'), '1', '/topic/metrics');
+  b.add(fast, new FakeOwner('f'), '1', '/topic/metrics');
+  slow.buffered = 101;
+  b.publish('/topic/metrics', '1', 0);
+  b.publish('/topic/metrics', '2', 20);
+  t.equal(slow.sent.length, 0);
+  t.equal(fast.sent.length, 2);
+  slow.buffered = 0;
+  b.publish('/topic/metrics', '3', 30);
+  t.equal(slow.sent.length, 1, 'caught up: receives the newest, not a backlog');
+  t.match(slow.sent[0], /\n\n3\0$/);
+  slow.buffered = 500;
+  b.publish('/topic/metrics', '4', 40);
+  b.publish('/topic/metrics', '5', 89);
+  t.same(closed, []);
+  b.publish('/topic/metrics', '6', 90);
+  t.same(closed, [[slow, 'stalled']]);
+  t.equal(fast.sent.length, 6);
+  t.equal(b.subscriptionCount(), 1, 'the closed socket is forgotten');
+  t.match(b.stats, { skipped: 5, closedSlow: 1 });
+  t.end();
+});
+
+void t.test('hard limit and dropped sends close the socket', (t) => {
+  const { b, closed } = setup();
+  const grows = new FakeSocket();
+  const dropped = new FakeSocket();
+  const over = new FakeSocket();
+  const o = new FakeOwner('o');
+  b.add(grows, o, '1', '/topic/alerts');
+  b.add(dropped, o, '1', '/topic/alerts');
+  b.add(over, o, '1', '/topic/alerts');
+  grows.send = (m) => {
+    FakeSocket.prototype.send.call(grows, m);
+    grows.buffered = 5000;
+    return 0;
+  };
+  dropped.status = 2;
+  over.buffered = 1001;
+  b.sendTo(grows, '1', 'x', 0);
+  b.publish('/topic/alerts', 'x', 0);
+  t.same(closed, [
+    [grows, 'hard-limit'],
+    [dropped, 'dropped'],
+    [over, 'hard-limit'],
+  ]);
+  b.sendTo(grows, '1', 'x', 0);
+  t.equal(grows.sent.length, 1, 'no send to a forgotten socket');
+  t.end();
+});
+
+void t.test(
+  'real sockets: a client that never reads is skipped, then closed; others keep up',
+  async (t) => {
+    const server = await startServer({
+      softBufferBytes: 64 * 1024,
+      hardBufferBytes: 64 * 1024 * 1024,
+      slowClientTimeoutMs: 200,
+    });
+    t.teardown(() => server.stop());
+    const fast = await connectRaw(server.url());
+    const slow = await connectRaw(server.url());
+    for (const c of [fast, slow]) {
+      c.send('SUBSCRIBE\nid:m\ndestination:/topic/metrics\nreceipt:r\n\n\0');
+      await c.waitFrames(2);
+    }
+    slow.ws.pause(); // stops reading: the kernel buffers fill, then uWS's buffer grows
+
+    const body = JSON.stringify({ pad: 'p'.repeat(256 * 1024) });
+    let published = 0;
+    while (server.endpoint.sessionCount() === 2 && published < 400) {
+      server.endpoint.publish('/topic/metrics', body);
+      published += 1;
+      await fast.waitFrames(2 + published); // the fast client receives every single publish
+      if (server.endpoint.stats().skipped > 0) {
+        await new Promise((resolve) => setTimeout(resolve, 20)); // let the stall timeout run
+      }
+    }
+    const stats = server.endpoint.stats();
+    t.ok(stats.skipped > 0, 'the slow client was skipped');
+    t.equal(stats.closedSlow, 1, 'and then closed');
+    t.match(server.logs, [{ fields: { reason: 'stalled' }, message: /slow client/ }]);
+    t.equal(fast.frames.length, 2 + published);
+    t.ok(fast.frames.slice(2).every((f) => f.command === 'MESSAGE' && f.body === body));
+
+    server.endpoint.publish('/topic/metrics', '{"after":1}');
+    await fast.waitFrames(3 + published);
+    t.equal(fast.frames.at(-1)?.body, '{"after":1}');
+    slow.ws.terminate();
+    fast.ws.close();
+  },
+);
+
+void t.test('real sockets: past the hard limit the client is closed', async (t) => {
+  const server = await startServer({
+    // One 400 KiB message sent below the soft limit is enough to pass the hard one.
+    softBufferBytes: 128 * 1024,
+    hardBufferBytes: 256 * 1024,
+    slowClientTimeoutMs: 3_600_000,
+  });
+  t.teardown(() => server.stop());
+  const fast = await connectRaw(server.url());
+  const slow = new RawClient(server.url());
+  await slow.opened;
+  slow.send('CONNECT\naccept-version:1.2\n\n\0SUBSCRIBE\nid:m\ndestination:/topic/metrics\n\n\0');
+  await slow.waitFrames(1);
+  fast.send('SUBSCRIBE\nid:m\ndestination:/topic/metrics\nreceipt:r\n\n\0');
+  await fast.waitFrames(2);
+  slow.ws.pause();
+
+  const body = JSON.stringify({ pad: 'h'.repeat(400 * 1024) });
+  let published = 0;
+  while (server.endpoint.sessionCount() === 2 && published < 400) {
+    server.endpoint.publish('/topic/metrics', body);
+    published += 1;
+    await fast.waitFrames(2 + published);
+  }
+  t.equal(server.endpoint.stats().closedSlow, 1, 'the slow client was closed');
+  t.match(server.logs, [{ fields: { reason: /hard-limit|dropped/ } }]);
+  await until(() => fast.frames.length === 2 + published, 'fast client got everything');
+  slow.ws.terminate();
+  fast.ws.close();
+});
