@@ -27,25 +27,93 @@ export const ConfigSchema = Type.Object({
     default: './.vigil',
     description: 'Where the embedded PostgreSQL keeps its data (kept across restarts).',
   }),
-  EMBEDDED_PG_PORT: Int(1, 65535, 54329, 'Port of the embedded PostgreSQL (not 5432, which may be taken).'),
-  STORAGE_WORKERS: Int(1, 64, 2, 'Storage worker threads, each with its own PostgreSQL connections.'),
+  EMBEDDED_PG_PORT: Int(
+    1,
+    65535,
+    54329,
+    'Port of the embedded PostgreSQL (not 5432, which may be taken).',
+  ),
+  STORAGE_WORKERS: Int(
+    1,
+    64,
+    2,
+    'Storage worker threads, each with its own PostgreSQL connections.',
+  ),
   DB_CONNECTIONS_PER_WORKER: Int(1, 32, 4, 'PostgreSQL connections per storage worker.'),
   DB_QUERY_TIMEOUT_MS: Int(100, 600000, 5000, 'A storage operation that takes longer fails (500).'),
   INGEST_BATCH_MAX: Int(1, 10000, 500, 'Most events written by one group-commit INSERT.'),
-  INGEST_BATCH_WAIT_MS: Int(0, 1000, 0, 'How long a batch may wait for more events (0: one event-loop turn).'),
-  INGEST_QUEUE_MAX: Int(10000, 10000000, 20000, 'Events accepted but not yet committed; beyond it: 503.'),
+  INGEST_BATCH_WAIT_MS: Int(
+    0,
+    1000,
+    0,
+    'How long a batch may wait for more events (0: one event-loop turn).',
+  ),
+  INGEST_QUEUE_MAX: Int(
+    10000,
+    10000000,
+    20000,
+    'Events accepted but not yet committed; beyond it: 503.',
+  ),
   MAX_BODY_BYTES: Int(1024, 67108864, 1048576, 'Largest request body; larger: 413.'),
   BATCH_MAX_EVENTS: Int(1, 10000, 1000, 'Most events in one POST /api/v1/events/batch.'),
   METRICS_BROADCAST_MS: Int(100, 60000, 1000, 'Period of the /topic/metrics STOMP broadcast.'),
-  METRICS_REFRESH_MS: Int(50, 1000, 250, 'How often the metrics actor recomputes the snapshot that GET /api/v1/metrics serves.'),
-  METRICS_MAX_EVENT_TYPES: Int(1, 1000000, 1000, 'Event types counted by name; further new types count under (other).'),
-  METRICS_MAX_SOURCES: Int(1, 1000000, 1000, 'Sources counted by name; further new sources count under (other).'),
-  METRICS_MAX_TRACKED_USERS: Int(10, 10000000, 100000, 'Users tracked one by one (topUsers, exact uniqueUsers); past it uniqueUsers is estimated.'),
+  METRICS_REFRESH_MS: Int(
+    50,
+    1000,
+    250,
+    'How often the metrics actor recomputes the snapshot that GET /api/v1/metrics serves.',
+  ),
+  RULE_EVALUATION_MS: Int(
+    100,
+    60000,
+    1000,
+    'How often the ACTIVE rules are evaluated against the live metrics.',
+  ),
+  METRICS_MAX_EVENT_TYPES: Int(
+    1,
+    1000000,
+    1000,
+    'Event types counted by name; further new types count under (other).',
+  ),
+  METRICS_MAX_SOURCES: Int(
+    1,
+    1000000,
+    1000,
+    'Sources counted by name; further new sources count under (other).',
+  ),
+  METRICS_MAX_TRACKED_USERS: Int(
+    10,
+    10000000,
+    100000,
+    'Users tracked one by one (topUsers, exact uniqueUsers); past it uniqueUsers is estimated.',
+  ),
+  SMTP_URL: Type.Optional(
+    Type.String({
+      pattern: '^smtps?://',
+      description:
+        'SMTP server for email alerts (smtp:// or smtps://). Absent: email deliveries fail, saying so.',
+    }),
+  ),
+  NOTIFY_ALLOWED_HOSTS: Type.String({
+    default: '',
+    description:
+      'Comma-separated hosts webhook and Slack alerts may reach (name or *.suffix); empty: any host.',
+  }),
+  NOTIFY_TIMEOUT_MS: Int(100, 120000, 5000, 'Timeout of one notification attempt.'),
+  NOTIFY_FROM: Type.String({
+    default: 'vigil@localhost',
+    description: 'From address of alert emails.',
+  }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'info', description: 'pino log level.' },
   ),
-  SHUTDOWN_GRACE_MS: Int(0, 600000, 10000, 'How long SIGTERM waits for in-flight work before forcing exit 1.'),
+  SHUTDOWN_GRACE_MS: Int(
+    0,
+    600000,
+    10000,
+    'How long SIGTERM waits for in-flight work before forcing exit 1.',
+  ),
 });
 
 export type Config = Readonly<Static<typeof ConfigSchema>>;

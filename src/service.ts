@@ -13,6 +13,10 @@ import { migrateUp } from './db/migrate.ts';
 import { buildApp, listen } from './http/server.ts';
 import { buildRoutes } from './http/routes.ts';
 import { createLogger, type Logger } from './log.ts';
+import { createAlertSink } from './alerting/alert-sink.ts';
+import { createRuleSync } from './alerting/rule-sync.ts';
+import { deliverAlert } from './notify/deliver.ts';
+import { notifyOptionsFrom } from './notify/notify-options.ts';
 import { createRequestGate } from './request-gate.ts';
 import { attachStomp } from './stomp/endpoint.ts';
 import { SERVICE_VERSION } from './version.ts';
@@ -46,6 +50,7 @@ export async function startService(
     {
       metricsChannel,
       refreshMs: config.METRICS_REFRESH_MS,
+      evaluationMs: config.RULE_EVALUATION_MS,
       logLevel: config.LOG_LEVEL,
       maxEventTypes: config.METRICS_MAX_EVENT_TYPES,
       maxSources: config.METRICS_MAX_SOURCES,
@@ -72,6 +77,16 @@ export async function startService(
     batchWaitMs: config.INGEST_BATCH_WAIT_MS,
     queueMax: config.INGEST_QUEUE_MAX,
   });
+  const ruleSync = createRuleSync(pool, metrics, log);
+  await ruleSync.changed();
+  const notify = notifyOptionsFrom(config);
+  const alertSink = createAlertSink({
+    pool,
+    publish: (json) => stomp.publish('/topic/alerts', json),
+    deliver: (alert, rule) => deliverAlert(alert, rule, notify),
+    log,
+  });
+  metrics.onAlert((alert) => alertSink.accept(alert));
   const gate = createRequestGate();
   const routes = buildRoutes({
     batcher,
@@ -79,7 +94,9 @@ export async function startService(
     batchMaxEvents: config.BATCH_MAX_EVENTS,
     timeoutMs: config.DB_QUERY_TIMEOUT_MS,
     metrics,
-    onRulesChanged: () => {},
+    // The change is committed either way; a failed reload is logged and retried on the next one.
+    onRulesChanged: () =>
+      ruleSync.changed().catch((error: unknown) => log.error({ err: error }, 'rule reload failed')),
   });
   const app = buildApp(routes, { maxBodyBytes: config.MAX_BODY_BYTES, log, gate });
   const stomp = attachStomp(app, {
@@ -103,6 +120,7 @@ export async function startService(
     stomp.closeAll();
     await gate.close();
     await batcher.drain();
+    await alertSink.drain();
     await pool.close();
     await metrics.stop();
     await embedded?.stop();

@@ -1,11 +1,14 @@
 /**
- * Metrics actor (one worker thread): the only owner of the aggregator. Stored events arrive from
- * the storage workers on a BroadcastChannel; commands come from the front thread; every
- * METRICS_REFRESH_MS it posts the serialised snapshot (one serialisation for every reader).
+ * Metrics actor (one worker thread): the only owner of the aggregator and the rule evaluator.
+ * Stored events arrive from the storage workers on a BroadcastChannel; commands come from the
+ * front thread; every METRICS_REFRESH_MS it posts the serialised snapshot (one serialisation for
+ * every reader) and every RULE_EVALUATION_MS it evaluates the ACTIVE rules, posting what fires.
  */
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { Aggregator } from '../src/domain/metrics/aggregator.ts';
+import { RuleEngine } from '../src/domain/rules/rule-engine.ts';
 import { testRule } from '../src/domain/rules/rule-test.ts';
+import { TickStats } from '../src/domain/rules/tick-stats.ts';
 import { createLogger } from '../src/log.ts';
 import {
   assertNever,
@@ -40,6 +43,16 @@ events.onmessage = (message: unknown) => {
 
 const refresh = setInterval(publishSnapshot, data.refreshMs);
 
+const engine = new RuleEngine();
+const tickStats = new TickStats();
+const evaluate = (): void => {
+  const started = performance.now();
+  const fired = engine.tick(aggregator, Date.now());
+  tickStats.add(performance.now() - started);
+  for (const alert of fired) post({ type: 'alert', alert });
+};
+const evaluation = setInterval(evaluate, data.evaluationMs);
+
 port.on('message', (command: MetricsCommand) => {
   const { requestId } = command;
   try {
@@ -51,15 +64,26 @@ port.on('message', (command: MetricsCommand) => {
         post({ type: 'reply', requestId, result: { ok: true, value: { snapshotJson: json } } });
         return;
       }
-      case 'test-rule':
-        post({
-          type: 'reply',
-          requestId,
-          result: { ok: true, value: testRule(command.input, aggregator) },
-        });
+      case 'test-rule': {
+        const { input } = command;
+        const note =
+          typeof input.id === 'number' ? engine.throttleNote(input.id, Date.now()) : undefined;
+        const value = testRule(input, aggregator, note);
+        post({ type: 'reply', requestId, result: { ok: true, value } });
         return;
+      }
+      case 'set-rules':
+        engine.setRules(command.rules);
+        post({ type: 'reply', requestId, result: { ok: true, value: { rules: engine.size() } } });
+        return;
+      case 'evaluation-stats': {
+        const value = { rules: engine.size(), ...tickStats.summary() };
+        post({ type: 'reply', requestId, result: { ok: true, value } });
+        return;
+      }
       case 'stop':
         clearInterval(refresh);
+        clearInterval(evaluation);
         events.close();
         post({ type: 'reply', requestId, result: { ok: true, value: null } });
         port.close();

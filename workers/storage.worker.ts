@@ -8,6 +8,7 @@ import { connect } from '../src/db/connect.ts';
 import { describeDbError } from '../src/db/db-failure.ts';
 import * as events from '../src/db/events-repository.ts';
 import * as rules from '../src/db/rules-repository.ts';
+import * as alerts from '../src/db/alerts-repository.ts';
 import type { MetricEvent } from '../src/domain/event.ts';
 import { createLogger } from '../src/log.ts';
 import type { MetricsChannelMessage } from '../src/protocol/metrics-actor.ts';
@@ -139,6 +140,21 @@ export const ruleStatistics: StorageHandlers['ruleStatistics'] = () =>
 export const regenerateDrls: StorageHandlers['regenerateDrls'] = () =>
   guarded('regenerateDrls', () => rules.regenerateDrls(sql));
 
+export const recordAlert: StorageHandlers['recordAlert'] = ({ alert }) =>
+  guarded('recordAlert', () => alerts.recordAlert(sql, alert));
+
+export const recordDeliveries: StorageHandlers['recordDeliveries'] = ({ id, deliveries }) =>
+  guarded('recordDeliveries', async () => {
+    await alerts.recordDeliveries(sql, id, deliveries);
+    return true as const;
+  });
+
+export const listAlerts: StorageHandlers['listAlerts'] = ({ filter, page, size }) =>
+  guarded('listAlerts', () => alerts.listAlerts(sql, filter, page, size));
+
+export const activeRules: StorageHandlers['activeRules'] = ({ now }) =>
+  guarded('activeRules', () => alerts.activeRulesForEvaluation(sql, now));
+
 // Checks that this module implements every handler of the protocol with its exact type.
 ({
   insertEvents,
@@ -154,4 +170,8 @@ export const regenerateDrls: StorageHandlers['regenerateDrls'] = () =>
   deleteRule,
   ruleStatistics,
   regenerateDrls,
+  recordAlert,
+  recordDeliveries,
+  listAlerts,
+  activeRules,
 }) satisfies StorageHandlers;

@@ -4,10 +4,12 @@
  * at once if the thread dies, and restarts it (its metrics then start from zero).
  */
 import { Worker } from 'node:worker_threads';
+import type { ActiveRule, FiredAlert } from '../domain/rules/rule-engine.ts';
 import type { RuleTestInput, RuleTestResult } from '../domain/rules/rule-test.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type {
+  EvaluationStats,
   MetricsActorData,
   MetricsCommand,
   MetricsNotice,
@@ -35,6 +37,13 @@ export interface MetricsActor {
   onSnapshot(listener: (json: string) => void): void;
   reset(): Promise<void>;
   testRule(input: RuleTestInput): Promise<RuleTestResult>;
+  /** Replaces the ACTIVE rules the actor evaluates. */
+  setRules(rules: readonly ActiveRule[]): Promise<void>;
+  evaluationStats(): Promise<EvaluationStats>;
+  /** Called with every alert the evaluator fires. */
+  onAlert(listener: (alert: FiredAlert) => void): void;
+  /** Called after a dead actor was replaced: it holds no rules until they are sent again. */
+  onRestart(listener: () => void): void;
   stop(): Promise<void>;
 }
 
@@ -50,6 +59,8 @@ export async function startMetricsActor(
   let nextId = 1;
   const pending = new Map<number, Pending>();
   const listeners: ((json: string) => void)[] = [];
+  const alertListeners: ((alert: FiredAlert) => void)[] = [];
+  const restartListeners: (() => void)[] = [];
   let worker: Worker;
 
   const onNotice = (notice: MetricsNotice): void => {
@@ -59,6 +70,9 @@ export async function startMetricsActor(
       case 'snapshot':
         latest = notice.json;
         for (const listener of listeners) listener(latest);
+        return;
+      case 'alert':
+        for (const listener of alertListeners) listener(notice.alert);
         return;
       case 'reply': {
         const waiting = pending.get(notice.requestId);
@@ -95,8 +109,9 @@ export async function startMetricsActor(
         pending.clear();
         if (stopping) return;
         log.error({ code }, 'metrics actor died; restarting it, metrics start again from zero');
-        spawn().catch((error: unknown) =>
-          log.fatal({ err: error }, 'metrics actor restart failed'),
+        spawn().then(
+          () => restartListeners.forEach((listener) => listener()),
+          (error: unknown) => log.fatal({ err: error }, 'metrics actor restart failed'),
         );
       });
     });
@@ -121,6 +136,12 @@ export async function startMetricsActor(
       latest = snapshotJson;
     },
     testRule: (input) => send('test-rule', { input }),
+    async setRules(rules) {
+      await send('set-rules', { rules });
+    },
+    evaluationStats: () => send('evaluation-stats', {}),
+    onAlert: (listener) => alertListeners.push(listener),
+    onRestart: (listener) => restartListeners.push(listener),
     async stop() {
       stopping = true;
       await send('stop', {}).catch(() => undefined);

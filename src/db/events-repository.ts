@@ -81,14 +81,14 @@ export async function insertEvents(
 interface EventRow {
   id: string;
   event_type: string;
-  ts: Date;
+  ts_ms: number;
   source: string;
   user_id: string | null;
   session_id: string | null;
   severity: Severity;
   tags: Record<string, string>;
   metadata: Record<string, unknown>;
-  received_at: Date;
+  received_ms: number;
   processing_latency_ms: number;
 }
 
@@ -98,21 +98,30 @@ const toRecord = (row: EventRow): EventRecord => {
     id,
     eventId: eventIdOf(id),
     eventType: row.event_type,
-    timestamp: row.ts.toISOString(),
+    timestamp: new Date(row.ts_ms).toISOString(),
     source: row.source,
     userId: row.user_id,
     sessionId: row.session_id,
     severity: row.severity,
     tags: row.tags,
     metadata: row.metadata,
-    receivedAt: row.received_at.toISOString(),
+    receivedAt: new Date(row.received_ms).toISOString(),
     processingLatencyMs: row.processing_latency_ms,
     error: isErrorSeverity(row.severity),
   };
 };
 
+/**
+ * The columns of an EventRow. Times travel as epoch ms: postgres.js parses timestamptz text with
+ * `new Date(text)`, which reads year 0050 as 1950 and a BC year as Invalid Date.
+ */
+const COLUMNS = (sql: Sql | Tx) => sql`
+  id, event_type, (extract(epoch FROM ts) * 1000)::float8 AS ts_ms, source, user_id, session_id,
+  severity, tags, metadata, (extract(epoch FROM received_at) * 1000)::float8 AS received_ms,
+  processing_latency_ms`;
+
 export async function getEvent(sql: Sql, id: number): Promise<EventRecord | null> {
-  const rows = await sql<EventRow[]>`SELECT * FROM events WHERE id = ${id}`;
+  const rows = await sql<EventRow[]>`SELECT ${COLUMNS(sql)} FROM events WHERE id = ${id}`;
   const row = rows[0];
   return row === undefined ? null : toRecord(row);
 }
@@ -148,7 +157,7 @@ const typeFilter = (sql: Tx, eventType: string | null) =>
 
 function pageByOffset(sql: Tx, eventType: string | null, offset: number, size: number) {
   return sql<EventRow[]>`
-    SELECT * FROM events WHERE true ${typeFilter(sql, eventType)}
+    SELECT ${COLUMNS(sql)} FROM events WHERE true ${typeFilter(sql, eventType)}
     ORDER BY ts DESC, id DESC LIMIT ${size} OFFSET ${offset}`;
 }
 
@@ -193,7 +202,7 @@ async function pageByCounts(sql: Tx, eventType: string | null, offset: number, s
   if (second === null) return [];
   const skip = offset - hour.before - second.before;
   return sql<EventRow[]>`
-    SELECT * FROM events
+    SELECT ${COLUMNS(sql)} FROM events
     WHERE ts < to_timestamp(${second.bucket + 1}::float8) ${typeFilter(sql, eventType)}
     ORDER BY ts DESC, id DESC LIMIT ${size} OFFSET ${skip}`;
 }

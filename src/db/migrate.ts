@@ -18,7 +18,13 @@ export async function migrateUp(databaseUrl: string, schema: string, log: Logger
     createSchema: true,
     checkOrder: true,
     log: () => {},
-    logger: { debug: () => {}, info: () => {}, warn: (m: string) => log.warn(m), error: (m: string) => log.error(m) },
+    logger: {
+      debug: () => {},
+      info: () => {},
+      warn: (m: string) => log.warn(m),
+      error: (m: string) => log.error(m),
+    },
   });
-  if (applied.length > 0) log.info({ migrations: applied.map((m) => m.name) }, 'migrations applied');
+  if (applied.length > 0)
+    log.info({ migrations: applied.map((m) => m.name) }, 'migrations applied');
 }

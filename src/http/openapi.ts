@@ -19,23 +19,33 @@ function operation(route: Route): Record<string, unknown> {
     required: true,
     schema: { type: 'string' },
   }));
-  const queryParams = Object.entries(
-    (doc.query?.properties ?? {}) as Record<string, TSchema>,
-  ).map(([name, schema]) => ({ name, in: 'query', required: false, schema: plain(schema) }));
+  const queryParams = Object.entries((doc.query?.properties ?? {}) as Record<string, TSchema>).map(
+    ([name, schema]) => ({ name, in: 'query', required: false, schema: plain(schema) }),
+  );
   const responses = Object.fromEntries(
     Object.entries(doc.responses).map(([status, schema]) => [
       status,
       typeof schema === 'string'
         ? { description: schema }
-        : { description: `HTTP ${status}`, content: { 'application/json': { schema: plain(schema) } } },
+        : {
+            description: `HTTP ${status}`,
+            content: { 'application/json': { schema: plain(schema) } },
+          },
     ]),
   );
   return {
     summary: doc.summary,
-    ...(pathParams.length + queryParams.length > 0 ? { parameters: [...pathParams, ...queryParams] } : {}),
+    ...(pathParams.length + queryParams.length > 0
+      ? { parameters: [...pathParams, ...queryParams] }
+      : {}),
     ...(doc.body === undefined
       ? {}
-      : { requestBody: { required: true, content: { 'application/json': { schema: plain(doc.body) } } } }),
+      : {
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: plain(doc.body) } },
+          },
+        }),
     responses,
   };
 }

@@ -35,7 +35,11 @@ export function readBody(res: uWS.HttpResponse, maxBytes: number): Promise<strin
   });
 }
 
-function decode(bytes: Buffer, resolve: (text: string) => void, reject: (e: unknown) => void): void {
+function decode(
+  bytes: Buffer,
+  resolve: (text: string) => void,
+  reject: (e: unknown) => void,
+): void {
   try {
     resolve(utf8.decode(bytes));
   } catch {

@@ -52,7 +52,13 @@ export function adapt(
     }
     const params = decodeParams(names, req);
     if (params === null) {
-      send(exchange, errorReply(new AppError('VALIDATION_FAILED', 'Malformed percent-encoding in the path'), ctx.log));
+      send(
+        exchange,
+        errorReply(
+          new AppError('VALIDATION_FAILED', 'Malformed percent-encoding in the path'),
+          ctx.log,
+        ),
+      );
       return;
     }
     const query = new URLSearchParams(req.getQuery() ?? '');
@@ -61,17 +67,34 @@ export function adapt(
       const contentType = req.getHeader('content-type');
       const declared = Number(req.getHeader('content-length') || 0);
       if (!JSON_MEDIA.test(contentType)) {
-        send(exchange, errorReply(new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Type must be application/json, got '${contentType}'`), ctx.log));
+        send(
+          exchange,
+          errorReply(
+            new AppError(
+              'UNSUPPORTED_MEDIA_TYPE',
+              `Content-Type must be application/json, got '${contentType}'`,
+            ),
+            ctx.log,
+          ),
+        );
         return;
       }
       if (declared > ctx.maxBodyBytes) {
-        send(exchange, errorReply(new AppError('PAYLOAD_TOO_LARGE', `Request body exceeds ${ctx.maxBodyBytes} bytes`), ctx.log));
+        send(
+          exchange,
+          errorReply(
+            new AppError('PAYLOAD_TOO_LARGE', `Request body exceeds ${ctx.maxBodyBytes} bytes`),
+            ctx.log,
+          ),
+        );
         return;
       }
       bodyText = readBody(res, ctx.maxBodyBytes);
     }
     ctx.gate.enter();
-    void run(route, exchange, bodyText, params, query, receivedAt, ctx).finally(() => ctx.gate.leave());
+    void run(route, exchange, bodyText, params, query, receivedAt, ctx).finally(() =>
+      ctx.gate.leave(),
+    );
   };
 }
 
@@ -95,7 +118,10 @@ async function run(
   send(exchange, reply);
 }
 
-function decodeParams(names: readonly string[], req: uWS.HttpRequest): Record<string, string> | null {
+function decodeParams(
+  names: readonly string[],
+  req: uWS.HttpRequest,
+): Record<string, string> | null {
   const params: Record<string, string> = {};
   try {
     names.forEach((name, i) => {
@@ -108,7 +134,8 @@ function decodeParams(names: readonly string[], req: uWS.HttpRequest): Record<st
 }
 
 function parseJson(text: string): unknown {
-  if (text.trim() === '') throw new AppError('MALFORMED_JSON', 'Request body is empty; a JSON body is required');
+  if (text.trim() === '')
+    throw new AppError('MALFORMED_JSON', 'Request body is empty; a JSON body is required');
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -3,6 +3,7 @@
  * the OpenAPI document generated from it.
  */
 import { Type } from '@sinclair/typebox';
+import { alertRoutes } from './handlers/alerts.ts';
 import { eventRoutes, type EventDeps } from './handlers/events.ts';
 import { metricsRoutes, type MetricsDeps } from './handlers/metrics.ts';
 import { ruleTestRoutes } from './handlers/rule-test.ts';
@@ -20,6 +21,7 @@ export function buildRoutes(deps: RouteDeps): Route[] {
     ...metricsRoutes(deps),
     ...ruleRoutes(deps),
     ...ruleTestRoutes(deps),
+    ...alertRoutes(deps),
   ];
   const openApi: Route = {
     method: 'GET',

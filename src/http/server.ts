@@ -25,7 +25,10 @@ export function assertNativeUws(): void {
 }
 
 type Handler = (res: uWS.HttpResponse, req: uWS.HttpRequest) => void;
-const register: Record<Method, (app: uWS.TemplatedApp) => (pattern: string, h: Handler) => uWS.TemplatedApp> = {
+const register: Record<
+  Method,
+  (app: uWS.TemplatedApp) => (pattern: string, h: Handler) => uWS.TemplatedApp
+> = {
   GET: (app) => app.get.bind(app),
   POST: (app) => app.post.bind(app),
   PUT: (app) => app.put.bind(app),
@@ -51,13 +54,22 @@ export function buildApp(routes: readonly Route[], ctx: AdapterContext): uWS.Tem
       const method = req.getCaseSensitiveMethod();
       answerNow(
         res,
-        new AppError('METHOD_NOT_ALLOWED', `Method ${method} is not allowed on ${req.getUrl()}`, undefined, { Allow: allow }),
+        new AppError(
+          'METHOD_NOT_ALLOWED',
+          `Method ${method} is not allowed on ${req.getUrl()}`,
+          undefined,
+          { Allow: allow },
+        ),
         ctx.log,
       );
     });
   }
   app.any('/*', (res, req) => {
-    answerNow(res, new AppError('NOT_FOUND', `No route for ${req.getCaseSensitiveMethod()} ${req.getUrl()}`), ctx.log);
+    answerNow(
+      res,
+      new AppError('NOT_FOUND', `No route for ${req.getCaseSensitiveMethod()} ${req.getUrl()}`),
+      ctx.log,
+    );
   });
   return app;
 }

@@ -3,6 +3,7 @@
  * no class instances): everything here crosses a thread boundary by structured clone.
  */
 import type { MetricEvent } from '../domain/event.ts';
+import type { ActiveRule, FiredAlert } from '../domain/rules/rule-engine.ts';
 import type { RuleTestInput, RuleTestResult } from '../domain/rules/rule-test.ts';
 
 /** Storage workers -> metrics actor, on the BroadcastChannel named in their workerData. */
@@ -15,6 +16,13 @@ export type MetricsChannelMessage = {
 export type MetricsCommand =
   | { readonly type: 'reset'; readonly requestId: number }
   | { readonly type: 'test-rule'; readonly requestId: number; readonly input: RuleTestInput }
+  /** The complete set of ACTIVE rules, sent at start and after every rule change. */
+  | {
+      readonly type: 'set-rules';
+      readonly requestId: number;
+      readonly rules: readonly ActiveRule[];
+    }
+  | { readonly type: 'evaluation-stats'; readonly requestId: number }
   | { readonly type: 'stop'; readonly requestId: number };
 
 /** What each command answers with. */
@@ -23,7 +31,18 @@ export interface MetricsReplies {
   readonly reset: { readonly snapshotJson: string };
   /** Spec 2.9, simulated against the live metrics with the evaluator's own code. */
   readonly 'test-rule': RuleTestResult;
+  readonly 'set-rules': { readonly rules: number };
+  readonly 'evaluation-stats': EvaluationStats;
   readonly stop: null;
+}
+
+/** Time the evaluator took per tick, over the last ticks (measured inside the actor). */
+export interface EvaluationStats {
+  readonly rules: number;
+  readonly ticks: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
 }
 
 /** An unexpected error, rebuilt on the other side by name and message. */
@@ -37,6 +56,8 @@ export type MetricsNotice =
   | { readonly type: 'ready' }
   /** The serialised snapshot, posted every METRICS_REFRESH_MS: GET /metrics and STOMP use it. */
   | { readonly type: 'snapshot'; readonly json: string }
+  /** A rule fired: the front stores it, publishes it on /topic/alerts and notifies. */
+  | { readonly type: 'alert'; readonly alert: FiredAlert }
   | {
       readonly type: 'reply';
       readonly requestId: number;
@@ -48,6 +69,7 @@ export type MetricsNotice =
 export interface MetricsActorData {
   readonly metricsChannel: string;
   readonly refreshMs: number;
+  readonly evaluationMs: number;
   readonly logLevel: string;
   readonly maxEventTypes: number;
   readonly maxSources: number;

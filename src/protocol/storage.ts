@@ -4,6 +4,7 @@
  */
 import type { Severity } from '../domain/event.ts';
 import type { RuleFields } from '../domain/rules/rule-fields.ts';
+import type { ActiveRule, FiredAlert } from '../domain/rules/rule-engine.ts';
 import type {
   NotificationChannel,
   RuleConfig,
@@ -97,6 +98,38 @@ export interface RuleStatistics {
 
 type RuleFailure = DbFailure | 'NOT_FOUND';
 
+/** The outcome of one notification channel for one alert. */
+export interface DeliveryResult {
+  readonly channel: string;
+  readonly ok: boolean;
+  readonly attempts: number;
+  readonly status?: number;
+  readonly error?: string;
+  readonly at: string;
+}
+
+/** An alert as the API returns it; triggeredAt is an ISO 8601 instant. */
+export interface AlertRecord {
+  readonly id: number;
+  readonly ruleId: number;
+  readonly ruleName: string;
+  readonly ruleVersion: number;
+  readonly severity: RuleSeverity;
+  readonly triggeredAt: string;
+  readonly matchedConditions: readonly string[];
+  readonly currentValues: Readonly<Record<string, number>>;
+  readonly condition: string;
+  readonly message: string;
+  readonly deliveries: readonly DeliveryResult[];
+}
+
+export interface AlertFilter {
+  readonly ruleId: number | null;
+  readonly severity: RuleSeverity | null;
+  /** Epoch ms: alerts triggered at or after it. */
+  readonly since: number | null;
+}
+
 export interface StorageHandlers {
   /** Group commit: one statement for the whole batch; ids in input order. */
   insertEvents(input: {
@@ -134,6 +167,20 @@ export interface StorageHandlers {
   ruleStatistics(input: Record<string, never>): Promise<Result<RuleStatistics, DbFailure>>;
   /** Regenerates every rule's DRL and hash; versions unchanged. Answers how many rules. */
   regenerateDrls(input: Record<string, never>): Promise<Result<number, DbFailure>>;
+
+  /** Stores an alert and counts the trigger on its rule, atomically. */
+  recordAlert(input: { readonly alert: FiredAlert }): Promise<Result<AlertRecord, DbFailure>>;
+  recordDeliveries(input: {
+    readonly id: number;
+    readonly deliveries: readonly DeliveryResult[];
+  }): Promise<Result<true, DbFailure>>;
+  listAlerts(input: {
+    readonly filter: AlertFilter;
+    readonly page: number;
+    readonly size: number;
+  }): Promise<Result<{ readonly rows: readonly AlertRecord[]; readonly total: number }, DbFailure>>;
+  /** ACTIVE rules with their last hour of alert times, for the evaluator. */
+  activeRules(input: { readonly now: number }): Promise<Result<readonly ActiveRule[], DbFailure>>;
 }
 
 export type StorageOperation = keyof StorageHandlers;

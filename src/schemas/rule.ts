@@ -5,6 +5,7 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { ValueErrorType } from '@sinclair/typebox/errors';
+import { notificationConfigErrors } from '../domain/rules/notification-config.ts';
 import { validateRuleConfig } from '../domain/rules/rule-config-validation.ts';
 import type { RuleTestInput } from '../domain/rules/rule-test.ts';
 import {
@@ -107,10 +108,15 @@ export interface RuleCreateInput {
 /** The fields an update sets; ruleConfig, when present, is normalised for the effective type. */
 export type RuleUpdateInput = Partial<RuleCreateInput>;
 
-/** The stored rule's type and config: what an update's ruleType / ruleConfig are checked against. */
+/**
+ * The stored rule (callers pass the whole stored rule): what an update's ruleType / ruleConfig and
+ * notificationChannels / notificationConfig are checked against. Absent channels / config: none.
+ */
 export interface CurrentRuleConfig {
   readonly ruleType: RuleType;
   readonly ruleConfig: unknown;
+  readonly notificationChannels?: readonly NotificationChannel[];
+  readonly notificationConfig?: Readonly<Record<string, unknown>> | null;
 }
 
 export type RuleBodyCheck<T> =
@@ -240,12 +246,24 @@ function unstorable(body: unknown, errors: Record<string, string>): void {
 
 const configErrors = (messages: readonly string[]): string => messages.join('; ');
 
+/** notificationConfig checked against the channels (keys are paths); earlier problems win. */
+function checkNotifications(
+  channels: readonly NotificationChannel[],
+  config: unknown,
+  errors: Record<string, string>,
+): void {
+  for (const [path, message] of Object.entries(notificationConfigErrors(channels, config))) {
+    errors[path] ??= message;
+  }
+}
+
 function checkCreate(body: unknown): RuleBodyCheck<RuleCreateInput> {
   if (!CreateCheck.Check(body)) return { ok: false, errors: schemaErrors(CreateCheck, body) };
   const errors: Record<string, string> = {};
   unstorable(body, errors);
   const config = validateRuleConfig(body.ruleType, body.ruleConfig);
   if (!config.ok) errors['ruleConfig'] = configErrors(config.errors);
+  checkNotifications(body.notificationChannels ?? [], body.notificationConfig, errors);
   if (Object.keys(errors).length > 0 || !config.ok) return { ok: false, errors };
   return {
     ok: true,
@@ -279,6 +297,14 @@ function checkUpdate(body: unknown, current: CurrentRuleConfig): RuleBodyCheck<R
     if (checked.ok) value.ruleConfig = checked.config;
     else errors['ruleConfig'] = configErrors(checked.errors);
   }
+  // Changed channels or config are checked as the pair that will be stored (merged onto `current`).
+  if (body.notificationChannels !== undefined || body.notificationConfig !== undefined) {
+    checkNotifications(
+      body.notificationChannels ?? current.notificationChannels ?? [],
+      body.notificationConfig !== undefined ? body.notificationConfig : current.notificationConfig,
+      errors,
+    );
+  }
   return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, value };
 }
 
@@ -292,8 +318,9 @@ function checkTest(body: unknown): RuleBodyCheck<RuleTestInput & RuleTestBody> {
  * deep inside names its path, e.g. `notificationConfig.slack.channel`); every ruleConfig problem
  * is under the one key `ruleConfig`: the rule test's validationErrors, in order, joined with `; `.
  * - create: full check, defaults applied, ruleConfig normalised.
- * - update: `current` is the stored ruleType and ruleConfig; a new ruleType or ruleConfig is
- *   validated as the pair that will run, and `value.ruleConfig` is then the normalised config.
+ * - update: `current` is the stored rule; a new ruleType or ruleConfig is validated as the pair
+ *   that will run, and `value.ruleConfig` is then the normalised config; a new notificationChannels
+ *   or notificationConfig is validated merged with the stored other one.
  * - test: the body's shape only; ruleConfig content is judged by testRule (a 200 result).
  */
 export function checkRuleBody(kind: 'create', body: unknown): RuleBodyCheck<RuleCreateInput>;

@@ -37,9 +37,13 @@ const ack = (event: NewEvent, id: number) => ({
   message: ACCEPTED,
 });
 
-const failed = (message: string): AppError => new AppError('INTERNAL', `Failed to process event: ${message}`);
+const failed = (message: string): AppError =>
+  new AppError('INTERNAL', `Failed to process event: ${message}`);
 
-async function store(batcher: IngestBatcher, events: readonly NewEvent[]): Promise<readonly number[]> {
+async function store(
+  batcher: IngestBatcher,
+  events: readonly NewEvent[],
+): Promise<readonly number[]> {
   const result = await batcher.submit(events);
   if (!result.ok) throw failed(result.message);
   return result.value;
@@ -54,11 +58,15 @@ async function ingestOne(deps: EventDeps, req: Request): Promise<Reply> {
 
 function batchItems(body: unknown, max: number): readonly unknown[] {
   const items = Array.isArray(body) ? body : (body as { events?: unknown }).events;
-  const extra = Array.isArray(body) ? [] : Object.keys(body as object).filter((k) => k !== 'events');
-  if (extra.length > 0) throw validationError(Object.fromEntries(extra.map((k) => [k, `${k} is not a known field`])));
+  const extra = Array.isArray(body)
+    ? []
+    : Object.keys(body as object).filter((k) => k !== 'events');
+  if (extra.length > 0)
+    throw validationError(Object.fromEntries(extra.map((k) => [k, `${k} is not a known field`])));
   if (!Array.isArray(items)) throw validationError({ events: 'events must be an array of events' });
   if (items.length === 0) throw validationError({ events: 'events must hold at least one event' });
-  if (items.length > max) throw validationError({ events: `events must hold at most ${max} events` });
+  if (items.length > max)
+    throw validationError({ events: `events must hold at most ${max} events` });
   return items;
 }
 
@@ -74,11 +82,18 @@ async function ingestBatch(deps: EventDeps, req: Request): Promise<Reply> {
   const ids = valid.length === 0 ? [] : await store(deps.batcher, valid);
   let next = 0;
   const results = checks.map((checked, index) =>
-    checked.ok ? ack(checked.event, ids[next++] as number) : { status: 'error' as const, index, errors: checked.errors },
+    checked.ok
+      ? ack(checked.event, ids[next++] as number)
+      : { status: 'error' as const, index, errors: checked.errors },
   );
   return {
     status: 202,
-    body: { status: 'accepted', accepted: valid.length, rejected: items.length - valid.length, results },
+    body: {
+      status: 'accepted',
+      accepted: valid.length,
+      rejected: items.length - valid.length,
+      results,
+    },
   };
 }
 
@@ -132,21 +147,32 @@ export const eventRoutes = (deps: EventDeps): Route[] => [
     method: 'GET',
     path: '/api/v1/events',
     body: 'none',
-    doc: { summary: 'Events, newest first', query: PagingQuerySchema, responses: { 200: EventPageSchema, ...errors } },
+    doc: {
+      summary: 'Events, newest first',
+      query: PagingQuerySchema,
+      responses: { 200: EventPageSchema, ...errors },
+    },
     handle: (req) => list(deps, req, null),
   },
   {
     method: 'GET',
     path: '/api/v1/events/type/:eventType',
     body: 'none',
-    doc: { summary: 'Events of one type, newest first', query: PagingQuerySchema, responses: { 200: EventPageSchema, ...errors } },
+    doc: {
+      summary: 'Events of one type, newest first',
+      query: PagingQuerySchema,
+      responses: { 200: EventPageSchema, ...errors },
+    },
     handle: (req) => list(deps, req, req.params.eventType ?? ''),
   },
   {
     method: 'GET',
     path: '/api/v1/events/:eventId',
     body: 'none',
-    doc: { summary: 'One event by eventId (evt_<id>)', responses: { 200: EventSchema, 404: ErrorSchema, 500: ErrorSchema } },
+    doc: {
+      summary: 'One event by eventId (evt_<id>)',
+      responses: { 200: EventSchema, 404: ErrorSchema, 500: ErrorSchema },
+    },
     handle: (req) => getOne(deps, req),
   },
 ];

@@ -20,8 +20,11 @@ import type { Request, Route } from '../route-types.ts';
 
 export interface RuleDeps {
   readonly pool: StoragePool;
-  /** Called after every change that can alter which rules are evaluated (the metrics actor). */
-  readonly onRulesChanged: () => void;
+  /**
+   * Called after every change that can alter which rules are evaluated; resolves once the metrics
+   * actor evaluates the new set, so a rule disabled by a 200 never fires afterwards.
+   */
+  readonly onRulesChanged: () => Promise<void>;
 }
 
 export const MAX_TOP_TRIGGERED = 100;
@@ -66,7 +69,7 @@ async function create(deps: RuleDeps, req: Request): Promise<Reply> {
   const checked = checkRuleBody('create', req.body);
   if (!checked.ok) throw validationError(checked.errors);
   const rule = valueOf(await deps.pool.run('createRule', { rule: checked.value }));
-  deps.onRulesChanged();
+  await deps.onRulesChanged();
   return { status: 201, body: rule };
 }
 
@@ -80,19 +83,19 @@ async function update(deps: RuleDeps, req: Request): Promise<Reply> {
   const rule = valueOf(
     await deps.pool.run('updateRule', { id, expectedVersion: current.version, rule: next }),
   );
-  deps.onRulesChanged();
+  await deps.onRulesChanged();
   return ok(rule);
 }
 
 async function transition(deps: RuleDeps, req: Request, status: RuleStatus): Promise<Reply> {
   const rule = valueOf(await deps.pool.run('setRuleStatus', { id: ruleIdOf(req), status }));
-  deps.onRulesChanged();
+  await deps.onRulesChanged();
   return ok(rule);
 }
 
 async function remove(deps: RuleDeps, req: Request): Promise<Reply> {
   valueOf(await deps.pool.run('deleteRule', { id: ruleIdOf(req) }));
-  deps.onRulesChanged();
+  await deps.onRulesChanged();
   return { status: 204 };
 }
 

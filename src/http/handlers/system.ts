@@ -34,7 +34,10 @@ export const systemRoutes = (deps: SystemDeps): Route[] => [
     method: 'GET',
     path: '/api/v1/events/health',
     body: 'none',
-    doc: { summary: 'UP when the database answers, else 503 DOWN with the reason', responses: { 200: HealthSchema, 503: HealthSchema } },
+    doc: {
+      summary: 'UP when the database answers, else 503 DOWN with the reason',
+      responses: { 200: HealthSchema, 503: HealthSchema },
+    },
     handle: () => health(deps),
   },
   {
@@ -42,6 +45,9 @@ export const systemRoutes = (deps: SystemDeps): Route[] => [
     path: '/api/v1/events/test',
     body: 'none',
     doc: { summary: 'Service name and version', responses: { 200: ServiceInfoSchema } },
-    handle: () => ({ status: 200, body: { status: 'running', service: SERVICE_NAME, version: SERVICE_VERSION } }),
+    handle: () => ({
+      status: 200,
+      body: { status: 'running', service: SERVICE_NAME, version: SERVICE_VERSION },
+    }),
   },
 ];

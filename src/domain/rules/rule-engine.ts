@@ -1,0 +1,110 @@
+/**
+ * @module The live rule evaluator (metrics actor): holds the ACTIVE rules, prepared once per change,
+ * and each tick evaluates them in priority order against the live metrics, firing those whose
+ * condition holds and whose throttling allows. Pure: time comes in as an argument.
+ */
+import type { WindowedMetrics } from '../metrics/metric-names.ts';
+import { explainRule, holds, prepareRule, type PreparedRule } from './evaluator.ts';
+import { conditionText } from './condition-text.ts';
+import type { RuleConfig, RuleSeverity, RuleType } from './rule-types.ts';
+import { Throttle } from './throttle.ts';
+
+/** What the engine needs of an ACTIVE rule, plus its stored alert history for throttling. */
+export interface ActiveRule {
+  readonly id: number;
+  readonly name: string;
+  readonly version: number;
+  readonly ruleType: RuleType;
+  readonly ruleConfig: RuleConfig;
+  readonly severity: RuleSeverity;
+  readonly priority: number;
+  readonly suppressionWindowMinutes: number;
+  readonly maxAlertsPerHour: number;
+  /** Epoch ms of the rule's stored alerts in the last hour (rebuilds throttling after a restart). */
+  readonly recentAlerts: readonly number[];
+}
+
+/** An alert the engine decided to fire; plain data, it crosses to the front thread. */
+export interface FiredAlert {
+  readonly ruleId: number;
+  readonly ruleName: string;
+  readonly ruleVersion: number;
+  readonly severity: RuleSeverity;
+  readonly triggeredAt: number;
+  readonly matchedConditions: readonly string[];
+  readonly currentValues: Readonly<Record<string, number>>;
+  readonly conditionText: string;
+  readonly message: string;
+}
+
+interface Entry {
+  readonly rule: ActiveRule;
+  readonly prepared: PreparedRule;
+  readonly throttle: Throttle;
+  readonly condition: string;
+}
+
+const byPriority = (a: Entry, b: Entry): number =>
+  b.rule.priority - a.rule.priority || a.rule.id - b.rule.id;
+
+export class RuleEngine {
+  private entries: Entry[] = [];
+  private readonly throttles = new Map<number, Throttle>();
+
+  /**
+   * Replaces the set of ACTIVE rules. A rule already known keeps its throttling state (it may
+   * hold alerts not yet stored); a new one starts from its stored alert history.
+   */
+  setRules(rules: readonly ActiveRule[]): void {
+    const entries: Entry[] = [];
+    const keep = new Map<number, Throttle>();
+    for (const rule of rules) {
+      const throttle = this.throttles.get(rule.id) ?? new Throttle(rule.recentAlerts);
+      keep.set(rule.id, throttle);
+      entries.push({
+        rule,
+        prepared: prepareRule(rule.ruleType, rule.ruleConfig),
+        throttle,
+        condition: conditionText(rule.ruleType, rule.ruleConfig),
+      });
+    }
+    this.throttles.clear();
+    for (const [id, throttle] of keep) this.throttles.set(id, throttle);
+    this.entries = entries.sort(byPriority);
+  }
+
+  size(): number {
+    return this.entries.length;
+  }
+
+  /** Why a stored rule is held back right now, or undefined (for the rule test's message). */
+  throttleNote(ruleId: number, now: number): string | undefined {
+    const entry = this.entries.find((e) => e.rule.id === ruleId);
+    return entry?.throttle.heldBack(entry.rule, now) ?? undefined;
+  }
+
+  /** Evaluates every rule, highest priority first; returns the alerts to fire, in that order. */
+  tick(metrics: WindowedMetrics, now: number): FiredAlert[] {
+    const fired: FiredAlert[] = [];
+    for (const entry of this.entries) {
+      if (!holds(entry.prepared, metrics)) continue;
+      if (entry.throttle.heldBack(entry.rule, now) !== null) continue;
+      const result = explainRule(entry.prepared, metrics);
+      if (!result.wouldTrigger) continue;
+      entry.throttle.fired(now);
+      const { rule } = entry;
+      fired.push({
+        ruleId: rule.id,
+        ruleName: rule.name,
+        ruleVersion: rule.version,
+        severity: rule.severity,
+        triggeredAt: now,
+        matchedConditions: result.matchedConditions,
+        currentValues: result.currentValues,
+        conditionText: entry.condition,
+        message: `Rule '${rule.name}' (${rule.severity}) triggered: ${result.matchedConditions.join('; ')}`,
+      });
+    }
+    return fired;
+  }
+}

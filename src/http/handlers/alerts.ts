@@ -1,0 +1,139 @@
+/**
+ * @module Alert history (DESIGN 6): all alerts or one rule's, newest first, paged like events, with
+ * filters; and the evaluator's own timing.
+ */
+import { Type } from '@sinclair/typebox';
+import type { MetricsActor } from '../../actors/metrics-actor-client.ts';
+import type { StoragePool } from '../../actors/storage-pool.ts';
+import { RULE_SEVERITIES, type RuleSeverity } from '../../domain/rules/rule-types.ts';
+import { AppError, notFound, validationError } from '../../errors.ts';
+import type { AlertFilter } from '../../protocol/storage.ts';
+import { ErrorSchema } from '../../schemas/event-responses.ts';
+import {
+  isPaging,
+  PageSchema,
+  PagingQuerySchema,
+  parsePaging,
+  toPage,
+} from '../../schemas/paging.ts';
+import { parseInstant } from '../../schemas/timestamp.ts';
+import type { Reply } from '../reply.ts';
+import type { Request, Route } from '../route-types.ts';
+import { ruleIdOf } from './rules.ts';
+
+export interface AlertDeps {
+  readonly pool: StoragePool;
+  readonly metrics: MetricsActor;
+}
+
+const POSITIVE_INT = /^[1-9]\d{0,9}$/;
+
+function filterOf(req: Request, ruleId: number | null): AlertFilter | Record<string, string> {
+  const errors: Record<string, string> = {};
+  const rawRule = req.query.get('ruleId');
+  if (rawRule !== null && !POSITIVE_INT.test(rawRule))
+    errors.ruleId = 'ruleId must be a positive integer';
+  const severity = req.query.get('severity');
+  if (severity !== null && !(RULE_SEVERITIES as readonly string[]).includes(severity)) {
+    errors.severity = `severity must be one of ${RULE_SEVERITIES.join(', ')}`;
+  }
+  const rawSince = req.query.get('since');
+  const since = rawSince === null ? null : parseInstant(rawSince);
+  if (rawSince !== null && since === null)
+    errors.since = 'since must be an ISO 8601 instant with a zone';
+  if (Object.keys(errors).length > 0) return errors;
+  return {
+    ruleId: ruleId ?? (rawRule === null ? null : Number(rawRule)),
+    severity: severity as RuleSeverity | null,
+    since,
+  };
+}
+
+const isFilter = (f: AlertFilter | Record<string, string>): f is AlertFilter =>
+  'ruleId' in f && !('ruleId' in f && typeof f.ruleId === 'string');
+
+async function list(deps: AlertDeps, req: Request, ruleId: number | null): Promise<Reply> {
+  const paging = parsePaging(req.query);
+  if (!isPaging(paging)) throw validationError(paging);
+  const filter = filterOf(req, ruleId);
+  if (!isFilter(filter)) throw validationError(filter);
+  if (ruleId !== null) {
+    const rule = await deps.pool.run('getRule', { id: ruleId });
+    const exists = rule.ok;
+    if (!exists && rule.code !== 'NOT_FOUND')
+      throw new AppError('INTERNAL', `Failed to list alerts: ${rule.message}`);
+    const result = await deps.pool.run('listAlerts', { filter, ...paging });
+    if (!result.ok) throw new AppError('INTERNAL', `Failed to list alerts: ${result.message}`);
+    // A deleted rule's alerts are history and stay listed; a rule that never existed is a 404.
+    if (!exists && result.value.total === 0) throw notFound(`Rule ${ruleId} not found`);
+    return { status: 200, body: toPage(result.value.rows, result.value.total, paging) };
+  }
+  const result = await deps.pool.run('listAlerts', { filter, ...paging });
+  if (!result.ok) throw new AppError('INTERNAL', `Failed to list alerts: ${result.message}`);
+  return { status: 200, body: toPage(result.value.rows, result.value.total, paging) };
+}
+
+const AlertSchema = Type.Object({
+  id: Type.Integer(),
+  ruleId: Type.Integer(),
+  ruleName: Type.String(),
+  ruleVersion: Type.Integer(),
+  severity: Type.String(),
+  triggeredAt: Type.String({ format: 'date-time' }),
+  matchedConditions: Type.Array(Type.String()),
+  currentValues: Type.Record(Type.String(), Type.Number()),
+  condition: Type.String(),
+  message: Type.String(),
+  deliveries: Type.Array(Type.Object({}, { additionalProperties: true })),
+});
+const AlertQuery = Type.Composite([
+  PagingQuerySchema,
+  Type.Object({
+    ruleId: Type.Optional(Type.Integer({ minimum: 1 })),
+    severity: Type.Optional(Type.String({ description: RULE_SEVERITIES.join(' | ') })),
+    since: Type.Optional(Type.String({ format: 'date-time' })),
+  }),
+]);
+
+export const alertRoutes = (deps: AlertDeps): Route[] => [
+  {
+    method: 'GET',
+    path: '/api/v1/alerts',
+    body: 'none',
+    doc: {
+      summary: 'Alerts, newest first (filters ruleId, severity, since)',
+      query: AlertQuery,
+      responses: { 200: PageSchema(AlertSchema), 400: ErrorSchema },
+    },
+    handle: (req) => list(deps, req, null),
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/rules/:id/alerts',
+    body: 'none',
+    doc: {
+      summary: "One rule's alerts, newest first",
+      query: AlertQuery,
+      responses: { 200: PageSchema(AlertSchema), 400: ErrorSchema, 404: ErrorSchema },
+    },
+    handle: (req) => list(deps, req, ruleIdOf(req)),
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/rules/evaluation-stats',
+    body: 'none',
+    doc: {
+      summary: 'How long evaluating the ACTIVE rules took per tick (last 600 ticks)',
+      responses: {
+        200: Type.Object({
+          rules: Type.Integer(),
+          ticks: Type.Integer(),
+          p50Ms: Type.Number(),
+          p99Ms: Type.Number(),
+          maxMs: Type.Number(),
+        }),
+      },
+    },
+    handle: async () => ({ status: 200, body: await deps.metrics.evaluationStats() }),
+  },
+];

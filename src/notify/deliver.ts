@@ -1,0 +1,69 @@
+/**
+ * @module deliverAlert: hands one alert to every channel of its rule at once (front thread). Each
+ * channel's config is checked first; one failing or slow channel never holds up the others.
+ */
+import { channelConfig } from '../domain/rules/notification-config.ts';
+import type { NotificationChannel } from '../domain/rules/rule-types.ts';
+import type { AlertPayload, DeliveryResult } from './alert-payload.ts';
+import { sendEmail } from './email.ts';
+import type { NotifyOptions } from './notify-options.ts';
+import { deliveryFailure, describeError } from './result.ts';
+import { sendSlack } from './slack.ts';
+import { sendWebhook } from './webhook.ts';
+
+/** What delivery reads of a rule; a stored RuleRecord fits. */
+export interface NotifyRule {
+  readonly notificationChannels: readonly NotificationChannel[];
+  readonly notificationConfig: unknown;
+}
+
+async function deliverTo(
+  channel: NotificationChannel,
+  alert: AlertPayload,
+  config: unknown,
+  options: NotifyOptions,
+): Promise<DeliveryResult> {
+  // Stored configs predating validation, or edited in the database, are checked again here.
+  const invalid = (errors: Readonly<Record<string, string>>): DeliveryResult =>
+    deliveryFailure(channel, 0, `invalid notificationConfig: ${Object.values(errors).join('; ')}`);
+  switch (channel) {
+    case 'webhook': {
+      const checked = channelConfig('webhook', config);
+      return checked.ok ? sendWebhook(alert, checked.value, options) : invalid(checked.errors);
+    }
+    case 'slack': {
+      const checked = channelConfig('slack', config);
+      return checked.ok ? sendSlack(alert, checked.value, options) : invalid(checked.errors);
+    }
+    case 'email': {
+      const checked = channelConfig('email', config);
+      return checked.ok ? sendEmail(alert, checked.value, options) : invalid(checked.errors);
+    }
+    default:
+      return deliveryFailure(channel, 0, `unknown channel '${String(channel)}'`);
+  }
+}
+
+/**
+ * Delivers `alert` to each distinct channel of `rule`, in parallel; one result per channel, in the
+ * order of `notificationChannels`. Never rejects: every problem is a failed result.
+ */
+export async function deliverAlert(
+  alert: AlertPayload,
+  rule: NotifyRule,
+  options: NotifyOptions,
+): Promise<DeliveryResult[]> {
+  const channels = [...new Set(rule.notificationChannels)];
+  const settled = await Promise.allSettled(
+    channels.map((channel) => deliverTo(channel, alert, rule.notificationConfig, options)),
+  );
+  return settled.map((outcome, i) =>
+    outcome.status === 'fulfilled'
+      ? outcome.value
+      : deliveryFailure(
+          channels[i] as NotificationChannel,
+          0,
+          `delivery failed: ${describeError(outcome.reason)}`,
+        ),
+  );
+}

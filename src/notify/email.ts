@@ -1,0 +1,102 @@
+/**
+ * @module The email channel: a plain-text alert mail sent through the SMTP relay of SMTP_URL with
+ * nodemailer (front thread; retries per NotifyOptions; never throws; no SMTP_URL: a failed result).
+ */
+import { createTransport } from 'nodemailer';
+import type { EmailConfig } from '../domain/rules/notification-config.ts';
+import type { AlertPayload, DeliveryResult } from './alert-payload.ts';
+import type { NotifyOptions } from './notify-options.ts';
+import { type AttemptOutcome, deliveryFailure, describeError, withRetries } from './result.ts';
+
+export interface EmailMessage {
+  readonly from: string;
+  readonly to: readonly string[];
+  readonly subject: string;
+  readonly text: string;
+}
+
+/** Errors of nodemailer that another attempt may fix (no SMTP reply code: the connection failed). */
+const TRANSIENT_CODES = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS', 'ETLS']);
+
+const oneLine = (text: string): string => text.replace(/[\r\n]+/g, ' ');
+
+export function emailMessage(alert: AlertPayload, config: EmailConfig, from: string): EmailMessage {
+  const values = Object.entries(alert.currentValues).map(([metric, v]) => `  ${metric} = ${v}`);
+  const text = [
+    `Rule: ${alert.ruleName} (id ${alert.ruleId}, version ${alert.ruleVersion})`,
+    `Severity: ${alert.severity}`,
+    `Triggered at: ${alert.triggeredAt}`,
+    ...(alert.message === '' ? [] : [`Message: ${alert.message}`]),
+    '',
+    'Matched conditions:',
+    ...(alert.matchedConditions.length === 0
+      ? ['  (none)']
+      : alert.matchedConditions.map((c) => `  - ${c}`)),
+    '',
+    'Current values:',
+    ...(values.length === 0 ? ['  (none)'] : values),
+    '',
+    `Alert id: ${alert.id}`,
+    '',
+  ].join('\n');
+  return {
+    from,
+    to: typeof config.to === 'string' ? [config.to] : [...config.to],
+    subject: oneLine(config.subject ?? `[Vigil ${alert.severity}] ${alert.ruleName}`),
+    text,
+  };
+}
+
+/** SMTP reply code at the start of a server response such as `250 OK: queued`. */
+const replyCode = (response: unknown): number | undefined => {
+  const match = typeof response === 'string' ? /^(\d{3})\b/.exec(response) : null;
+  return match?.[1] === undefined ? undefined : Number(match[1]);
+};
+
+/** 4xx replies are transient by SMTP's own definition, 5xx permanent. */
+function failureOf(error: unknown): AttemptOutcome {
+  const { responseCode, code } = (typeof error === 'object' && error !== null ? error : {}) as {
+    responseCode?: unknown;
+    code?: unknown;
+  };
+  const status = typeof responseCode === 'number' ? responseCode : undefined;
+  const transient =
+    status !== undefined
+      ? status >= 400 && status < 500
+      : typeof code === 'string' && TRANSIENT_CODES.has(code);
+  return { kind: transient ? 'retry' : 'fail', status, error: describeError(error) };
+}
+
+export async function sendEmail(
+  alert: AlertPayload,
+  config: EmailConfig,
+  options: NotifyOptions,
+): Promise<DeliveryResult> {
+  if (options.smtpUrl === undefined || options.smtpUrl === '') {
+    return deliveryFailure('email', 0, 'SMTP_URL is not set: email notifications are disabled');
+  }
+  const message = emailMessage(alert, config, options.from);
+  let transport: ReturnType<typeof createTransport>;
+  try {
+    transport = createTransport({
+      url: options.smtpUrl,
+      connectionTimeout: options.timeoutMs,
+      greetingTimeout: options.timeoutMs,
+      socketTimeout: options.timeoutMs,
+    });
+  } catch (error) {
+    return deliveryFailure('email', 0, `SMTP_URL is not usable: ${describeError(error)}`);
+  }
+  try {
+    return await withRetries('email', options, async () => {
+      try {
+        const info = await transport.sendMail({ ...message, to: [...message.to] });
+        return { kind: 'ok', status: replyCode(info.response) };
+      } catch (error) {
+        return failureOf(error);
+      }
+    });
+  } finally {
+    transport.close();
+  }
+}

@@ -1,0 +1,14 @@
+/**
+ * @module Alert notifications (DESIGN 6), the public face of src/notify: deliverAlert and its
+ * types, and NotifyOptions built from the Config. Runs on the front thread.
+ */
+export type { AlertPayload, DeliveryResult } from './alert-payload.ts';
+export { deliverAlert, type NotifyRule } from './deliver.ts';
+export { isHostAllowed } from './host-allowed.ts';
+export {
+  NOTIFY_RETRY,
+  notifyOptionsFrom,
+  parseAllowedHosts,
+  type NotifyConfig,
+  type NotifyOptions,
+} from './notify-options.ts';
