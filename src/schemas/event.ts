@@ -2,11 +2,11 @@
  * @module The event ingestion request (spec 2.2, DESIGN 2): typebox schema compiled once, plus
  * the checks a schema cannot express, turning a parsed body into a NewEvent or field errors.
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { Kind, Type, TypeRegistry, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { SEVERITIES, type Severity } from '../domain/event.ts';
 import type { NewEvent } from '../protocol/storage.ts';
-import { depthOf, findNul } from './json-guards.ts';
+import { depthOf, findUnstorable } from './json-guards.ts';
 import { schemaErrors } from './schema-errors.ts';
 import { parseInstant } from './timestamp.ts';
 
@@ -15,8 +15,36 @@ export const MAX_METADATA_DEPTH = 32;
 
 const INSTANT_MESSAGE = 'must be an ISO 8601 instant with a zone, e.g. 2026-11-22T19:30:00.123Z';
 
+/**
+ * A string whose length counts characters (code points), as JSON Schema's minLength/maxLength
+ * do; typebox's own String counts UTF-16 units, so 255 emoji would count as 510.
+ */
+const CHARACTERS = 'VigilCharacters';
+interface CharactersSchema {
+  readonly minLength: number;
+  readonly maxLength: number;
+}
+/** Code points in `text`, counting stops past `max`. */
+const characters = (text: string, max: number): number => {
+  let n = 0;
+  for (let i = 0; i < text.length && n <= max; i++, n++) {
+    if ((text.codePointAt(i) as number) > 0xffff) i++;
+  }
+  return n;
+};
+TypeRegistry.Set<CharactersSchema>(CHARACTERS, (schema, value) => {
+  if (typeof value !== 'string') return false;
+  // A code point is one or two UTF-16 units: count only when the unit count cannot decide.
+  if (value.length >= schema.minLength && value.length <= schema.maxLength) return true;
+  if (value.length < schema.minLength || value.length > 2 * schema.maxLength) return false;
+  const n = characters(value, schema.maxLength);
+  return n >= schema.minLength && n <= schema.maxLength;
+});
+
 const Name = (what: string) =>
-  Type.String({
+  Type.Unsafe<string>({
+    [Kind]: CHARACTERS,
+    type: 'string',
     minLength: 1,
     maxLength: 255,
     errorMessage: `${what} must be a non-empty string of at most 255 characters`,
@@ -24,6 +52,12 @@ const Name = (what: string) =>
 const NullableString = Type.Union([Type.String(), Type.Null()], {
   errorMessage: 'must be a string or null',
 });
+
+/**
+ * Any key. typebox's default record key pattern `^(.*)$` does not match a key holding a line
+ * break (or U+2028), and a key the pattern misses is not checked at all.
+ */
+const AnyKey = Type.String({ pattern: '^[\\s\\S]*$' });
 
 export const EventRequestSchema = Type.Object(
   {
@@ -39,7 +73,7 @@ export const EventRequestSchema = Type.Object(
       ),
     ),
     tags: Type.Optional(
-      Type.Record(Type.String(), Type.String({ errorMessage: 'tag values must be strings' }), {
+      Type.Record(AnyKey, Type.String({ errorMessage: 'tag values must be strings' }), {
         errorMessage: 'must be an object of string values',
       }),
     ),
@@ -57,40 +91,53 @@ export type EventCheck =
   | { readonly ok: true; readonly event: NewEvent }
   | { readonly ok: false; readonly errors: Record<string, string> };
 
-/** Validates one event request; `receivedAt` is when the front read it (epoch ms). */
+const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * Validates one event request; `receivedAt` is when the front read it (epoch ms). Every failing
+ * field is named at once: the checks a schema cannot express run on whatever fields are there.
+ */
 export function checkEventRequest(
   body: unknown,
   receivedAt: number,
-  mayHaveNul: boolean,
+  mayHoldUnstorable: boolean,
 ): EventCheck {
-  if (!check.Check(body)) return { ok: false, errors: schemaErrors(check.Errors(body)) };
-  const errors = new Map<string, string>();
+  const valid = check.Check(body);
+  const errors = new Map(valid ? [] : Object.entries(schemaErrors(check.Errors(body))));
+  const fields = isObject(body) ? body : {};
   let timestamp = receivedAt;
-  if (body.timestamp !== undefined) {
-    const parsed = parseInstant(body.timestamp);
+  if (typeof fields.timestamp === 'string' && !errors.has('timestamp')) {
+    const parsed = parseInstant(fields.timestamp);
     if (parsed === null) errors.set('timestamp', INSTANT_MESSAGE);
     else timestamp = parsed;
   }
-  if (body.metadata !== undefined && depthOf(body.metadata) > MAX_METADATA_DEPTH) {
+  if (
+    isObject(fields.metadata) &&
+    !errors.has('metadata') &&
+    depthOf(fields.metadata) > MAX_METADATA_DEPTH
+  ) {
     errors.set('metadata', `must not nest deeper than ${MAX_METADATA_DEPTH} levels`);
   }
-  if (mayHaveNul) {
-    const at = findNul(body);
-    if (at !== null)
-      errors.set(at === '' ? 'body' : at, 'must not contain the NUL character (U+0000)');
+  if (mayHoldUnstorable) {
+    for (const bad of findUnstorable(body)) {
+      const field = bad.path === '' ? 'body' : bad.path;
+      if (!errors.has(field)) errors.set(field, bad.message);
+    }
   }
-  if (errors.size > 0) return { ok: false, errors: Object.fromEntries(errors) };
+  if (!valid || errors.size > 0) return { ok: false, errors: Object.fromEntries(errors) };
+  const request = body;
   return {
     ok: true,
     event: {
-      eventType: body.eventType,
+      eventType: request.eventType,
       timestamp,
-      source: body.source,
-      userId: body.userId ?? null,
-      sessionId: body.sessionId ?? null,
-      severity: (body.severity ?? 'INFO') satisfies Severity,
-      tags: body.tags ?? {},
-      metadata: body.metadata ?? {},
+      source: request.source,
+      userId: request.userId ?? null,
+      sessionId: request.sessionId ?? null,
+      severity: (request.severity ?? 'INFO') satisfies Severity,
+      tags: request.tags ?? {},
+      metadata: request.metadata ?? {},
       receivedAt,
     },
   };

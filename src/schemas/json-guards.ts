@@ -1,33 +1,65 @@
 /**
- * @module Checks on parsed JSON that a schema cannot express: NUL characters (PostgreSQL stores
- * none in text or jsonb) and nesting depth (bounded so no recursive walk can overflow the stack).
+ * @module Checks on parsed JSON that a schema cannot express: strings PostgreSQL cannot store
+ * (NUL, unpaired surrogates) and nesting depth (bounded so no recursive walk can overflow the
+ * stack).
  */
 
-/** JSON can only carry NUL as the escape \u0000, so its absence from the raw text proves none. */
-export const mayContainNul = (rawJson: string): boolean => rawJson.includes('\\u0000');
+/**
+ * Strings PostgreSQL cannot store as given: U+0000 (refused in text and jsonb) and unpaired UTF-16
+ * surrogates (not Unicode: text would store U+FFFD instead, jsonb refuses the whole statement and
+ * with it every event of the group-commit batch).
+ */
+const NUL = '\0';
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Parsed JSON can only hold either as a `\u` escape (JSON.parse refuses a raw NUL, the UTF-8
+ * decoder a raw surrogate), so their absence from the raw text proves there is none.
+ */
+export const mayHoldUnstorable = (rawJson: string): boolean =>
+  /\\u(?:0000|[dD][89abcdefABCDEF])/.test(rawJson);
+
+export interface Unstorable {
+  /** Dotted path of the string (`metadata.note.text`); a bad key names the key's parent. */
+  readonly path: string;
+  readonly message: string;
+}
+
+const problemOf = (text: string): string | null => {
+  if (text.includes(NUL)) return 'must not contain the NUL character (U+0000)';
+  if (LONE_SURROGATE.test(text))
+    return 'must not contain an unpaired surrogate (not valid Unicode)';
+  return null;
+};
 
 const pathOf = (parts: readonly string[]): string => parts.join('.');
 
 /**
- * The path of the first string or key holding U+0000 (`metadata.note.text`; a NUL in a key names
- * the key's parent), or null. Iterative, so depth cannot overflow the stack.
+ * Every string or key that PostgreSQL cannot store unaltered, in document order. Iterative, so
+ * depth cannot overflow the stack.
  */
-export function findNul(value: unknown): string | null {
+export function findUnstorable(value: unknown): Unstorable[] {
+  const found: Unstorable[] = [];
   const stack: { value: unknown; path: string[] }[] = [{ value, path: [] }];
   while (stack.length > 0) {
     const { value: v, path } = stack.pop() as { value: unknown; path: string[] };
     if (typeof v === 'string') {
-      if (v.includes('\0')) return pathOf(path);
+      const message = problemOf(v);
+      if (message !== null) found.push({ path: pathOf(path), message });
     } else if (Array.isArray(v)) {
-      v.forEach((item, i) => stack.push({ value: item, path: [...path, String(i)] }));
+      for (let i = v.length - 1; i >= 0; i--)
+        stack.push({ value: v[i], path: [...path, String(i)] });
     } else if (v !== null && typeof v === 'object') {
-      for (const [key, item] of Object.entries(v)) {
-        if (key.includes('\0')) return pathOf(path);
+      const entries = Object.entries(v);
+      const badKey = entries.map(([key]) => problemOf(key)).find((m) => m !== null);
+      if (badKey !== undefined) found.push({ path: pathOf(path), message: `keys ${badKey}` });
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, item] = entries[i] as [string, unknown];
         stack.push({ value: item, path: [...path, key] });
       }
     }
   }
-  return null;
+  return found;
 }
 
 /** Nesting depth of a JSON value (a scalar is 0), counted without recursion. */

@@ -2,7 +2,7 @@
  * @module Paging (spec 2.4, DESIGN 3): `page` and `size` parsed from the query (defaults 0 and 20,
  * size clamped to 100 in this one place) and the exact page object built around a page of rows.
  */
-import { Type } from '@sinclair/typebox';
+import { Type, type TArray, type TObject, type TSchema } from '@sinclair/typebox';
 
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 20;
@@ -10,7 +10,11 @@ export const DEFAULT_PAGE_SIZE = 20;
 export const PagingQuerySchema = Type.Object({
   page: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: '0-based page number' })),
   size: Type.Optional(
-    Type.Integer({ minimum: 1, default: DEFAULT_PAGE_SIZE, description: `page size; above ${MAX_PAGE_SIZE} it is reduced to ${MAX_PAGE_SIZE}` }),
+    Type.Integer({
+      minimum: 1,
+      default: DEFAULT_PAGE_SIZE,
+      description: `page size; above ${MAX_PAGE_SIZE} it is reduced to ${MAX_PAGE_SIZE}`,
+    }),
   ),
 });
 
@@ -45,7 +49,14 @@ const SORTED = { sorted: true, unsorted: false, empty: false } as const;
 
 export interface Page<T> {
   content: readonly T[];
-  pageable: { pageNumber: number; pageSize: number; sort: typeof SORTED; offset: number; paged: true; unpaged: false };
+  pageable: {
+    pageNumber: number;
+    pageSize: number;
+    sort: typeof SORTED;
+    offset: number;
+    paged: true;
+    unpaged: false;
+  };
   totalElements: number;
   totalPages: number;
   last: boolean;
@@ -61,7 +72,14 @@ export function toPage<T>(rows: readonly T[], total: number, { page, size }: Pag
   const totalPages = Math.ceil(total / size);
   return {
     content: rows,
-    pageable: { pageNumber: page, pageSize: size, sort: SORTED, offset: page * size, paged: true, unpaged: false },
+    pageable: {
+      pageNumber: page,
+      pageSize: size,
+      sort: SORTED,
+      offset: page * size,
+      paged: true,
+      unpaged: false,
+    },
     totalElements: total,
     totalPages,
     last: page >= totalPages - 1,
@@ -74,27 +92,35 @@ export function toPage<T>(rows: readonly T[], total: number, { page, size }: Pag
   };
 }
 
-const Sort = Type.Object({ sorted: Type.Boolean(), unsorted: Type.Boolean(), empty: Type.Boolean() });
+const Sort = Type.Object({
+  sorted: Type.Boolean(),
+  unsorted: Type.Boolean(),
+  empty: Type.Boolean(),
+});
 
-/** Response schema of a page whose items follow `item` (for OpenAPI). */
-export const PageSchema = (item: ReturnType<typeof Type.Object>) =>
-  Type.Object({
-    content: Type.Array(item),
-    pageable: Type.Object({
-      pageNumber: Type.Integer(),
-      pageSize: Type.Integer(),
-      sort: Sort,
-      offset: Type.Integer(),
-      paged: Type.Boolean(),
-      unpaged: Type.Boolean(),
-    }),
-    totalElements: Type.Integer(),
-    totalPages: Type.Integer(),
-    last: Type.Boolean(),
-    first: Type.Boolean(),
-    size: Type.Integer(),
-    number: Type.Integer(),
-    numberOfElements: Type.Integer(),
-    empty: Type.Boolean(),
+/** The fields of a page besides its `content` (spec 2.4). */
+export const PageFields = {
+  pageable: Type.Object({
+    pageNumber: Type.Integer(),
+    pageSize: Type.Integer(),
     sort: Sort,
-  });
+    offset: Type.Integer(),
+    paged: Type.Boolean(),
+    unpaged: Type.Boolean(),
+  }),
+  totalElements: Type.Integer(),
+  totalPages: Type.Integer(),
+  last: Type.Boolean(),
+  first: Type.Boolean(),
+  size: Type.Integer(),
+  number: Type.Integer(),
+  numberOfElements: Type.Integer(),
+  empty: Type.Boolean(),
+  sort: Sort,
+};
+
+/** Response schema of a page whose items follow `item` (OpenAPI, and typed answers in tests). */
+type PageProperties<T extends TSchema> = { content: TArray<T> } & typeof PageFields;
+
+export const PageSchema = <T extends TSchema>(item: T): TObject<PageProperties<T>> =>
+  Type.Object<PageProperties<T>>({ content: Type.Array(item), ...PageFields });
