@@ -2,7 +2,8 @@
  * @module The email channel: a plain-text alert mail sent through the SMTP relay of SMTP_URL with
  * nodemailer (front thread; retries per NotifyOptions; never throws; no SMTP_URL: a failed result).
  */
-import { createTransport } from 'nodemailer';
+import { createTransport, type Transporter } from 'nodemailer';
+import type { SMTPSentMessageInfo } from 'nodemailer/lib/smtp-transport';
 import type { EmailConfig } from '../domain/rules/notification-config.ts';
 import type { AlertPayload, DeliveryResult } from './alert-payload.ts';
 import type { NotifyOptions } from './notify-options.ts';
@@ -76,7 +77,7 @@ export async function sendEmail(
     return deliveryFailure('email', 0, 'SMTP_URL is not set: email notifications are disabled');
   }
   const message = emailMessage(alert, config, options.from);
-  let transport: ReturnType<typeof createTransport>;
+  let transport: Transporter<SMTPSentMessageInfo>;
   try {
     transport = createTransport({
       url: options.smtpUrl,

@@ -5,7 +5,11 @@
 
 /** Lower case, IPv6 brackets and a trailing root dot removed, so that equal hosts compare equal. */
 const canonical = (host: string): string =>
-  host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+  host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '');
 
 /**
  * Whether `hostname` (as `URL.hostname` gives it, already canonical for IPs) is allowed.

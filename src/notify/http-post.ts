@@ -6,7 +6,13 @@ import { SERVICE_NAME, SERVICE_VERSION } from '../version.ts';
 import type { DeliveryResult } from './alert-payload.ts';
 import { blockedUrlReason } from './host-allowed.ts';
 import type { NotifyOptions } from './notify-options.ts';
-import { type AttemptOutcome, clip, deliveryFailure, describeError, withRetries } from './result.ts';
+import {
+  type AttemptOutcome,
+  clip,
+  deliveryFailure,
+  describeError,
+  withRetries,
+} from './result.ts';
 
 export interface JsonPost {
   readonly channel: 'webhook' | 'slack';
@@ -22,7 +28,7 @@ const SNIPPET_BYTES = 200;
 /** The start of a response body, read within the attempt's timeout; '' when it cannot be read. */
 async function snippet(response: Response): Promise<string> {
   if (response.body === null) return '';
-  const reader = response.body.getReader();
+  const reader: ReadableStreamDefaultReader<Uint8Array> = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {
@@ -67,15 +73,20 @@ export async function postJson(post: JsonPost, options: NotifyOptions): Promise<
   const blocked = blockedUrlReason(url, options.allowedHosts);
   if (blocked !== undefined) return deliveryFailure(post.channel, 0, blocked);
 
-  const headers = new Headers({ 'user-agent': `${SERVICE_NAME}/${SERVICE_VERSION}` });
-  for (const [name, value] of Object.entries(post.headers ?? {})) headers.set(name, value);
-  headers.set('content-type', 'application/json');
-  const body = JSON.stringify(post.body);
+  let headers: Headers;
+  let body: string;
+  try {
+    headers = new Headers({ 'user-agent': `${SERVICE_NAME}/${SERVICE_VERSION}` });
+    for (const [name, value] of Object.entries(post.headers ?? {})) headers.set(name, value);
+    headers.set('content-type', 'application/json');
+    body = JSON.stringify(post.body);
+  } catch (error) {
+    return deliveryFailure(post.channel, 0, `request not sent: ${describeError(error)}`);
+  }
 
   return withRetries(post.channel, options, async () => {
-    let response: Response;
     try {
-      response = await fetch(url, {
+      const response = await fetch(url, {
         method: 'POST',
         headers,
         body,

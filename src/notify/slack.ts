@@ -53,11 +53,16 @@ export function slackMessage(alert: AlertPayload, config: SlackConfig): SlackMes
     `[${alert.severity}] ${escape(alert.ruleName)}${conditions === '' ? '' : `: ${escape(conditions)}`}`,
     SECTION_MAX,
   );
-  const values = Object.entries(alert.currentValues).map(([metric, value]) => `${metric}: ${value}`);
+  const values = Object.entries(alert.currentValues).map(
+    ([metric, value]) => `${metric}: ${value}`,
+  );
   const blocks: SlackBlock[] = [
     {
       type: 'header',
-      text: { type: 'plain_text', text: truncate(`${alert.severity}: ${alert.ruleName}`, HEADER_MAX) },
+      text: {
+        type: 'plain_text',
+        text: truncate(`${alert.severity}: ${alert.ruleName}`, HEADER_MAX),
+      },
     },
     {
       type: 'section',

@@ -246,12 +246,16 @@ function unstorable(body: unknown, errors: Record<string, string>): void {
 
 const configErrors = (messages: readonly string[]): string => messages.join('; ');
 
-/** notificationConfig checked against the channels (keys are paths); earlier problems win. */
+/**
+ * notificationConfig checked against the channels (keys are paths); like the schema, text that
+ * cannot be stored is reported first: with such a problem in notificationConfig, nothing else is.
+ */
 function checkNotifications(
   channels: readonly NotificationChannel[],
   config: unknown,
   errors: Record<string, string>,
 ): void {
+  if (Object.keys(errors).some((k) => k.split('.')[0] === 'notificationConfig')) return;
   for (const [path, message] of Object.entries(notificationConfigErrors(channels, config))) {
     errors[path] ??= message;
   }

@@ -64,6 +64,8 @@ const RESERVED_HEADERS = new Set([
 const EMAIL_ADDRESS = /^[^\s@<>,;:"()[\]\\]+@[^\s@<>,;:"()[\]\\]+$/;
 // eslint-disable-next-line no-control-regex -- control characters are exactly what this looks for
 const CONTROL = /[\u0000-\u001f\u007f]/;
+/** Header values travel as bytes: a character above U+00FF cannot be sent. */
+const NOT_LATIN1 = /[^\t\u0020-\u00ff]/;
 
 const ALLOWED_KEYS: { readonly [C in NotificationChannel]: readonly string[] } = {
   webhook: ['url', 'headers', 'timeoutMs'],
@@ -117,6 +119,8 @@ function headerProblems(path: string, value: unknown, errors: Record<string, str
     } else if (typeof headerValue !== 'string') errors[at] = `${at} must be a string`;
     else if (CONTROL.test(headerValue.replace(/\t/g, ' '))) {
       errors[at] = `${at} must not contain line breaks or control characters`;
+    } else if (NOT_LATIN1.test(headerValue)) {
+      errors[at] = `${at} must hold only Latin-1 characters (HTTP header values are bytes)`;
     } else if (headerValue.length > MAX_HEADER_VALUE_LENGTH) {
       errors[at] = `${at} must be at most ${MAX_HEADER_VALUE_LENGTH} characters`;
     }

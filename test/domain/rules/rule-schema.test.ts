@@ -37,7 +37,11 @@ void t.test('create: defaults applied, ruleConfig normalised', (t) => {
       description: 'd',
       priority: -5,
       notificationChannels: ['email', 'slack', 'webhook'],
-      notificationConfig: { slack: { channel: '#ops' } },
+      notificationConfig: {
+        email: { to: 'ops@example.com' },
+        slack: { webhookUrl: 'https://hooks.slack.com/services/T/B/x', channel: '#ops' },
+        webhook: { url: 'https://hooks.example.com/vigil' },
+      },
       suppressionWindowMinutes: 0,
       maxAlertsPerHour: 1,
       createdBy: 'ana',

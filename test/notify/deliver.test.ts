@@ -1,0 +1,127 @@
+// deliverAlert: every channel at once, one result each, a failing channel never blocks the others.
+import t from 'tap';
+import { deliverAlert } from '../../src/notify/deliver.ts';
+import type { NotificationChannel } from '../../src/domain/rules/rule-types.ts';
+import { alert, notifyOptions, startHttpReceiver, startSmtpReceiver } from './receivers.ts';
+
+t.test('all three channels delivered, results in channel order', async (t) => {
+  const hook = await startHttpReceiver(t);
+  const slack = await startHttpReceiver(t);
+  const smtp = await startSmtpReceiver(t);
+  const results = await deliverAlert(
+    alert,
+    {
+      notificationChannels: ['email', 'slack', 'webhook'],
+      notificationConfig: {
+        email: { to: 'ops@example.com' },
+        slack: { webhookUrl: slack.url },
+        webhook: { url: hook.url },
+      },
+    },
+    notifyOptions({ smtpUrl: smtp.url }),
+  );
+  t.match(results, [
+    { channel: 'email', ok: true, attempts: 1 },
+    { channel: 'slack', ok: true, attempts: 1 },
+    { channel: 'webhook', ok: true, attempts: 1 },
+  ]);
+  t.equal(hook.received.length, 1);
+  t.equal(slack.received.length, 1);
+  t.equal(smtp.mails.length, 1);
+});
+
+t.test('one failing channel does not stop the others', async (t) => {
+  const hook = await startHttpReceiver(t);
+  const slack = await startHttpReceiver(t, () => ({ status: 400, body: 'no_service' }));
+  const results = await deliverAlert(
+    alert,
+    {
+      notificationChannels: ['slack', 'email', 'webhook', 'webhook'],
+      notificationConfig: {
+        email: { to: 'ops@example.com' },
+        slack: { webhookUrl: slack.url },
+        webhook: { url: hook.url },
+      },
+    },
+    notifyOptions(),
+  );
+  t.match(results, [
+    { channel: 'slack', ok: false, attempts: 1, status: 400, error: 'HTTP 400: no_service' },
+    { channel: 'email', ok: false, attempts: 0, error: /SMTP_URL is not set/ },
+    { channel: 'webhook', ok: true, attempts: 1 },
+  ]);
+  t.equal(results.length, 3, 'a channel listed twice is delivered once');
+  t.equal(hook.received.length, 1);
+});
+
+t.test('channels run in parallel: two slow ones take one timeout, not two', async (t) => {
+  const hook = await startHttpReceiver(t, () => 'hang');
+  const slack = await startHttpReceiver(t, () => 'hang');
+  const started = Date.now();
+  const results = await deliverAlert(
+    alert,
+    {
+      notificationChannels: ['webhook', 'slack'],
+      notificationConfig: { webhook: { url: hook.url }, slack: { webhookUrl: slack.url } },
+    },
+    notifyOptions({ timeoutMs: 300, attempts: 1 }),
+  );
+  const elapsed = Date.now() - started;
+  t.match(results, [
+    { channel: 'webhook', ok: false, error: 'timed out after 300 ms' },
+    { channel: 'slack', ok: false, error: 'timed out after 300 ms' },
+  ]);
+  t.ok(elapsed < 550, `took ${elapsed} ms`);
+});
+
+t.test('a stored config that is invalid gives a failed result, nothing is sent', async (t) => {
+  const hook = await startHttpReceiver(t);
+  const results = await deliverAlert(
+    alert,
+    {
+      notificationChannels: ['webhook', 'slack', 'sms' as NotificationChannel],
+      notificationConfig: { webhook: { url: `${hook.url}`, retries: 5 } },
+    },
+    notifyOptions(),
+  );
+  t.match(results, [
+    {
+      channel: 'webhook',
+      ok: false,
+      attempts: 0,
+      error:
+        "invalid notificationConfig: Unknown key 'retries' in notificationConfig.webhook (allowed: url, headers, timeoutMs)",
+    },
+    {
+      channel: 'slack',
+      ok: false,
+      attempts: 0,
+      error:
+        'invalid notificationConfig: notificationConfig.slack.webhookUrl is required when notificationChannels includes slack',
+    },
+    { channel: 'sms', ok: false, attempts: 0, error: "unknown channel 'sms'" },
+  ]);
+  t.equal(hook.received.length, 0);
+  t.same(
+    await deliverAlert(
+      alert,
+      { notificationChannels: [], notificationConfig: null },
+      notifyOptions(),
+    ),
+    [],
+  );
+  t.match(
+    await deliverAlert(
+      alert,
+      { notificationChannels: ['email'], notificationConfig: 'x' },
+      notifyOptions(),
+    ),
+    [
+      {
+        channel: 'email',
+        ok: false,
+        error: 'invalid notificationConfig: notificationConfig must be an object',
+      },
+    ],
+  );
+});

@@ -1,0 +1,145 @@
+/**
+ * Real local receivers for the notification tests: an HTTP server on 127.0.0.1:0 answering from a
+ * script, and an SMTP server (smtp-server, no auth, no STARTTLS) that keeps what it is sent.
+ */
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SMTPServer, type SMTPServerAddress } from 'smtp-server';
+import type { AlertPayload } from '../../src/notify/alert-payload.ts';
+import type { NotifyOptions } from '../../src/notify/notify-options.ts';
+
+interface Teardown {
+  teardown(fn: () => unknown): void;
+}
+
+export const alert: AlertPayload = {
+  id: 42,
+  ruleId: 7,
+  ruleName: 'High error rate',
+  ruleVersion: 3,
+  severity: 'CRITICAL',
+  triggeredAt: '2026-11-22T19:30:00.123Z',
+  matchedConditions: ['errorRate 12.5 > 5'],
+  currentValues: { errorRate: 12.5, totalEvents: 80 },
+  message: 'High error rate: errorRate 12.5 > 5',
+};
+
+/** Small timeout and backoff, any host. */
+export const notifyOptions = (over: Partial<NotifyOptions> = {}): NotifyOptions => ({
+  smtpUrl: undefined,
+  allowedHosts: [],
+  timeoutMs: 2000,
+  attempts: 3,
+  backoffMs: 5,
+  from: 'vigil@example.com',
+  ...over,
+});
+
+export interface ReceivedRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: string;
+  readonly at: number;
+}
+
+/** The answer to the n-th request (1-based): a status and body, or `hang` (never answer). */
+export type Answer =
+  | { readonly status: number; readonly body?: string; readonly headers?: Record<string, string> }
+  | 'hang';
+
+export interface HttpReceiver {
+  /** `http://127.0.0.1:<port>/hook` */
+  readonly url: string;
+  readonly port: number;
+  readonly received: ReceivedRequest[];
+}
+
+export async function startHttpReceiver(
+  t: Teardown,
+  answer: (n: number) => Answer = () => ({ status: 200, body: 'ok' }),
+): Promise<HttpReceiver> {
+  const received: ReceivedRequest[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      received.push({
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+      });
+      const reply = answer(received.length);
+      if (reply === 'hang') return;
+      res.writeHead(reply.status, { 'content-type': 'text/plain', ...reply.headers });
+      res.end(reply.body ?? '');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/hook`, port, received };
+}
+
+export interface ReceivedMail {
+  readonly from: string;
+  readonly to: readonly string[];
+  readonly raw: string;
+}
+
+export interface SmtpReceiver {
+  /** `smtp://127.0.0.1:<port>` */
+  readonly url: string;
+  readonly mails: ReceivedMail[];
+  /** RCPT TO commands seen, accepted or not. */
+  readonly recipients: string[];
+}
+
+const address = (a: SMTPServerAddress | false): string => (a === false ? '' : a.address);
+
+/** `rcptReply(n)`: the SMTP code to refuse the n-th RCPT TO with, or undefined to accept it. */
+export async function startSmtpReceiver(
+  t: Teardown,
+  rcptReply: (n: number) => number | undefined = () => undefined,
+): Promise<SmtpReceiver> {
+  const mails: ReceivedMail[] = [];
+  const recipients: string[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onRcptTo(rcpt, _session, callback) {
+      recipients.push(rcpt.address);
+      const code = rcptReply(recipients.length);
+      if (code === undefined) return callback();
+      const error = Object.assign(new Error(`refused by the test (${code})`), {
+        responseCode: code,
+      });
+      return callback(error);
+    },
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        mails.push({
+          from: address(session.envelope.mailFrom),
+          to: session.envelope.rcptTo.map((r) => r.address),
+          raw: Buffer.concat(chunks).toString('utf8'),
+        });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const { port } = server.server.address() as AddressInfo;
+  return { url: `smtp://127.0.0.1:${port}`, mails, recipients };
+}
