@@ -31,7 +31,7 @@ export const connect = (options: ConnectOptions): Sql =>
     max: options.max,
     idle_timeout: 30,
     connect_timeout: Math.max(1, Math.ceil(options.queryTimeoutMs / 1000)),
-    // backoff: reconnectDelaySeconds(options.queryTimeoutMs),
+    backoff: reconnectDelaySeconds(options.queryTimeoutMs),
     onnotice: () => {},
     connection: {
       search_path: options.schema,

@@ -8,6 +8,13 @@ import type { Logger } from '../log.ts';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations', import.meta.url));
 
+/** A stable 31-bit advisory lock key per schema. */
+function lockValueOf(schema: string): number {
+  let hash = 0x7669676c;
+  for (const char of schema) hash = (Math.imul(hash, 31) + (char.codePointAt(0) ?? 0)) | 0;
+  return hash & 0x7fffffff;
+}
+
 export async function migrateUp(databaseUrl: string, schema: string, log: Logger): Promise<void> {
   const applied = await runner({
     databaseUrl,
@@ -17,6 +24,10 @@ export async function migrateUp(databaseUrl: string, schema: string, log: Logger
     schema,
     createSchema: true,
     checkOrder: true,
+    // Another process migrating the same schema (a second instance starting, parallel tests) is
+    // waited for instead of failing start-up; schemas do not wait on one another.
+    advisoryLockMode: 'wait',
+    lockValue: lockValueOf(schema),
     log: () => {},
     logger: {
       debug: () => {},

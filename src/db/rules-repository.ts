@@ -104,7 +104,9 @@ export async function getRule(sql: Sql, id: number): Promise<RuleRecord | null> 
 }
 
 export async function listRules(sql: Sql, filter: RuleFilter): Promise<RuleRecord[]> {
-  const search = filter.search?.toLowerCase();
+  // Both sides are folded by PostgreSQL's lower(): JavaScript's toLowerCase folds some letters
+  // differently (final sigma, dotted capital I), and then a name would not even match itself.
+  const search = filter.search;
   const rows = await sql<RuleRow[]>`
     SELECT * FROM rules
     WHERE true
@@ -113,8 +115,8 @@ export async function listRules(sql: Sql, filter: RuleFilter): Promise<RuleRecor
       ${
         search === undefined
           ? sql``
-          : sql`AND (strpos(lower(name), ${search}) > 0
-                     OR strpos(lower(coalesce(description, '')), ${search}) > 0)`
+          : sql`AND (strpos(lower(name), lower(${search}::text)) > 0
+                     OR strpos(lower(coalesce(description, '')), lower(${search}::text)) > 0)`
       }
     ORDER BY id`;
   return rows.map(toRecord);

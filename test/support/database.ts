@@ -20,14 +20,37 @@ interface Teardown {
 
 export const testDatabaseUrl = (): string => {
   const url = process.env.DATABASE_URL;
-  if (url === undefined || url === '') throw new Error('DATABASE_URL is not set: run the tests with npm test');
+  if (url === undefined || url === '')
+    throw new Error('DATABASE_URL is not set: run the tests with npm test');
   return url;
 };
 
-export async function createTestDatabase(t: Teardown): Promise<TestDatabase> {
-  const url = testDatabaseUrl();
+/** Key of the advisory lock that `withMigrationGate` holds (any constant of the tests' own). */
+const MIGRATION_GATE = 0x7669_6769_6c;
+
+/**
+ * Runs `work` (anything that migrates: a new schema, a service start) while no other test process
+ * does. node-pg-migrate takes one database-wide advisory lock and fails at once, rather than
+ * waiting, when another process holds it; tap runs test files in parallel against one database.
+ * The lock is taken in 'wait' mode on a connection of its own and released with it.
+ */
+export async function withMigrationGate<T>(url: string, work: () => Promise<T>): Promise<T> {
+  const gate = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    await gate`SELECT pg_advisory_lock(${MIGRATION_GATE})`;
+    return await work();
+  } finally {
+    await gate.end({ timeout: 5 });
+  }
+}
+
+/** A fresh schema in `url` (default: the run's DATABASE_URL), dropped at teardown. */
+export async function createTestDatabase(
+  t: Teardown,
+  url: string = testDatabaseUrl(),
+): Promise<TestDatabase> {
   const schema = `t_${randomBytes(6).toString('hex')}`;
-  await migrateUp(url, schema, createLogger('warn', 'test'));
+  await withMigrationGate(url, () => migrateUp(url, schema, createLogger('warn', 'test')));
   const sql = postgres(url, { max: 2, onnotice: () => {}, connection: { search_path: schema } });
   t.teardown(async () => {
     await sql.unsafe(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);

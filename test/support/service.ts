@@ -5,7 +5,7 @@
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
 import { startService, type RunningService } from '../../src/service.ts';
-import { createTestDatabase, type TestDatabase } from './database.ts';
+import { createTestDatabase, withMigrationGate, type TestDatabase } from './database.ts';
 
 export interface TestService {
   readonly service: RunningService;
@@ -19,19 +19,37 @@ interface Teardown {
   teardown(fn: () => unknown): void;
 }
 
-export async function startTestService(t: Teardown, env: Record<string, string> = {}): Promise<TestService> {
-  const db = await createTestDatabase(t);
+export interface TestServiceOptions {
+  /** The PostgreSQL server to use instead of the run's DATABASE_URL (a schema of its own in it). */
+  readonly databaseUrl?: string;
+  /**
+   * An existing test database (url and schema) to start on instead of a new schema, e.g. the `db`
+   * of a stopped TestService, to test a restart; its owner drops it.
+   */
+  readonly database?: TestDatabase;
+}
+
+/** `env` overrides configuration variables (DATABASE_URL and DATABASE_SCHEMA excepted). */
+export async function startTestService(
+  t: Teardown,
+  env: Record<string, string> = {},
+  options: TestServiceOptions = {},
+): Promise<TestService> {
+  const db = options.database ?? (await createTestDatabase(t, options.databaseUrl));
   const config = loadConfig({
-    DATABASE_URL: db.url,
-    DATABASE_SCHEMA: db.schema,
     PORT: '0',
     HOST: '127.0.0.1',
     LOG_LEVEL: 'fatal',
     STORAGE_WORKERS: '1',
     DB_CONNECTIONS_PER_WORKER: '2',
     ...env,
+    DATABASE_URL: db.url,
+    DATABASE_SCHEMA: db.schema,
   });
-  const service = await startService(config, createLogger(config.LOG_LEVEL, 'test-service'));
+  // The service migrates at start-up too.
+  const service = await withMigrationGate(db.url, () =>
+    startService(config, createLogger(config.LOG_LEVEL, 'test-service')),
+  );
   t.teardown(() => service.stop());
   const base = `http://127.0.0.1:${service.port}`;
   const request = (path: string, init: RequestInit & { json?: unknown } = {}) => {

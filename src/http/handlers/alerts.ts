@@ -14,6 +14,7 @@ import {
   PageSchema,
   PagingQuerySchema,
   parsePaging,
+  type Paging,
   toPage,
 } from '../../schemas/paging.ts';
 import { parseInstant } from '../../schemas/timestamp.ts';
@@ -27,11 +28,18 @@ export interface AlertDeps {
 }
 
 const POSITIVE_INT = /^[1-9]\d{0,9}$/;
+/** rules.id is an integer column: a larger id names no rule (and must not reach the query). */
+const MAX_RULE_ID = 2147483647;
 
-function filterOf(req: Request, ruleId: number | null): AlertFilter | Record<string, string> {
+type FilterCheck =
+  | { readonly ok: true; readonly filter: AlertFilter }
+  | { readonly ok: false; readonly errors: Record<string, string> };
+
+/** The filters, or every field error of the query (reported with paging's, DESIGN 7). */
+function filterOf(req: Request, ruleId: number | null): FilterCheck {
   const errors: Record<string, string> = {};
   const rawRule = req.query.get('ruleId');
-  if (rawRule !== null && !POSITIVE_INT.test(rawRule))
+  if (rawRule !== null && (!POSITIVE_INT.test(rawRule) || Number(rawRule) > MAX_RULE_ID))
     errors.ruleId = 'ruleId must be a positive integer';
   const severity = req.query.get('severity');
   if (severity !== null && !(RULE_SEVERITIES as readonly string[]).includes(severity)) {
@@ -41,36 +49,48 @@ function filterOf(req: Request, ruleId: number | null): AlertFilter | Record<str
   const since = rawSince === null ? null : parseInstant(rawSince);
   if (rawSince !== null && since === null)
     errors.since = 'since must be an ISO 8601 instant with a zone';
-  if (Object.keys(errors).length > 0) return errors;
+  if (Object.keys(errors).length > 0) return { ok: false, errors };
   return {
-    ruleId: ruleId ?? (rawRule === null ? null : Number(rawRule)),
-    severity: severity as RuleSeverity | null,
-    since,
+    ok: true,
+    filter: {
+      ruleId: ruleId ?? (rawRule === null ? null : Number(rawRule)),
+      severity: severity as RuleSeverity | null,
+      since,
+    },
   };
 }
 
-const isFilter = (f: AlertFilter | Record<string, string>): f is AlertFilter =>
-  'ruleId' in f && !('ruleId' in f && typeof f.ruleId === 'string');
-
 async function list(deps: AlertDeps, req: Request, ruleId: number | null): Promise<Reply> {
   const paging = parsePaging(req.query);
-  if (!isPaging(paging)) throw validationError(paging);
-  const filter = filterOf(req, ruleId);
-  if (!isFilter(filter)) throw validationError(filter);
+  const checked = filterOf(req, ruleId);
+  if (!isPaging(paging) || !checked.ok) {
+    throw validationError({
+      ...(isPaging(paging) ? {} : paging),
+      ...(checked.ok ? {} : checked.errors),
+    });
+  }
+  const { filter } = checked;
+  const listed = async (f: AlertFilter, p: Paging) => {
+    const result = await deps.pool.run('listAlerts', { filter: f, ...p });
+    if (!result.ok) throw new AppError('INTERNAL', `Failed to list alerts: ${result.message}`);
+    return result.value;
+  };
   if (ruleId !== null) {
     const rule = await deps.pool.run('getRule', { id: ruleId });
     const exists = rule.ok;
     if (!exists && rule.code !== 'NOT_FOUND')
       throw new AppError('INTERNAL', `Failed to list alerts: ${rule.message}`);
-    const result = await deps.pool.run('listAlerts', { filter, ...paging });
-    if (!result.ok) throw new AppError('INTERNAL', `Failed to list alerts: ${result.message}`);
-    // A deleted rule's alerts are history and stay listed; a rule that never existed is a 404.
-    if (!exists && result.value.total === 0) throw notFound(`Rule ${ruleId} not found`);
-    return { status: 200, body: toPage(result.value.rows, result.value.total, paging) };
+    const value = await listed(filter, paging);
+    // A deleted rule's alerts are history and stay listed (filtered, maybe to none); a rule
+    // that never existed, so has no alert at all, is a 404.
+    if (!exists && value.total === 0) {
+      const any = await listed({ ruleId, severity: null, since: null }, { page: 0, size: 1 });
+      if (any.total === 0) throw notFound(`Rule ${ruleId} not found`);
+    }
+    return { status: 200, body: toPage(value.rows, value.total, paging) };
   }
-  const result = await deps.pool.run('listAlerts', { filter, ...paging });
-  if (!result.ok) throw new AppError('INTERNAL', `Failed to list alerts: ${result.message}`);
-  return { status: 200, body: toPage(result.value.rows, result.value.total, paging) };
+  const value = await listed(filter, paging);
+  return { status: 200, body: toPage(value.rows, value.total, paging) };
 }
 
 const AlertSchema = Type.Object({

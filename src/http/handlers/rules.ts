@@ -29,13 +29,17 @@ export interface RuleDeps {
 
 export const MAX_TOP_TRIGGERED = 100;
 const DEFAULT_TOP_TRIGGERED = 10;
-const POSITIVE_INT = /^[1-9]\d{0,9}$/;
+/** Digits only, no sign, no leading zero: `1`, `42`, `99999999999`. */
+const POSITIVE_INT = /^[1-9]\d*$/;
+/** Rule ids are PostgreSQL `serial` (int4): a larger positive integer is an id no rule has. */
+const MAX_RULE_ID = 2147483647;
 
+/** The path's rule id: 400 when not a positive integer, 404 when beyond any rule's id. */
 export function ruleIdOf(req: Request): number {
   const raw = req.params.id ?? '';
+  if (!POSITIVE_INT.test(raw)) throw validationError({ id: 'id must be a positive integer' });
   const id = Number(raw);
-  if (!POSITIVE_INT.test(raw) || id > 2147483647)
-    throw validationError({ id: 'id must be a positive integer' });
+  if (id > MAX_RULE_ID) throw notFound('Rule not found');
   return id;
 }
 
@@ -120,6 +124,10 @@ function topLimit(req: Request): number {
 function searchTerm(req: Request): string {
   const q = req.query.get('q');
   if (q === null) throw validationError({ q: 'q is required' });
+  // PostgreSQL text cannot hold U+0000 (the query would fail): no rule can contain it either.
+  if (q.includes('\u0000')) {
+    throw validationError({ q: 'q must not contain the NUL character (U+0000)' });
+  }
   return q;
 }
 
