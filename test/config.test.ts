@@ -13,12 +13,18 @@ t.test('defaults apply and values are converted from strings', async (t) => {
 
 t.test('every bad variable is named at once', async (t) => {
   try {
-    loadConfig({ PORT: 'eighty', STORAGE_WORKERS: '0', LOG_LEVEL: 'loud', DATABASE_SCHEMA: 'Robert"); DROP' });
+    loadConfig({
+      PORT: 'eighty',
+      STORAGE_WORKERS: '0',
+      LOG_LEVEL: 'loud',
+      DATABASE_SCHEMA: 'Robert"); DROP',
+    });
     t.fail('expected a ConfigError');
   } catch (error) {
     t.type(error, ConfigError);
     const text = (error as ConfigError).message;
-    for (const name of ['PORT', 'STORAGE_WORKERS', 'LOG_LEVEL', 'DATABASE_SCHEMA']) t.match(text, name);
+    for (const name of ['PORT', 'STORAGE_WORKERS', 'LOG_LEVEL', 'DATABASE_SCHEMA'])
+      t.match(text, name);
   }
 });
 
@@ -28,6 +34,7 @@ t.test('README documents every environment variable with its default', async (t)
     const dflt = (schema as { default?: unknown }).default;
     const row = readme.split('\n').find((line) => line.startsWith(`| \`${name}\` |`));
     t.ok(row, `${name} has a row in the README's configuration table`);
-    if (dflt !== undefined) t.match(row ?? '', `\`${String(dflt)}\``, `${name}'s default is in its row`);
+    if (dflt !== undefined)
+      t.match(row ?? '', `\`${String(dflt)}\``, `${name}'s default is in its row`);
   }
 });
