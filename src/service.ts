@@ -94,9 +94,8 @@ export async function startService(
     batchMaxEvents: config.BATCH_MAX_EVENTS,
     timeoutMs: config.DB_QUERY_TIMEOUT_MS,
     metrics,
-    // The change is committed either way; a failed reload is logged and retried on the next one.
-    onRulesChanged: () =>
-      ruleSync.changed().catch((error: unknown) => log.error({ err: error }, 'rule reload failed')),
+    // The change is committed either way; a failed reload is logged and retried by ruleSync.
+    onRulesChanged: () => ruleSync.changed(),
   });
   const app = buildApp(routes, { maxBodyBytes: config.MAX_BODY_BYTES, log, gate });
   const stomp = attachStomp(app, {
@@ -120,9 +119,11 @@ export async function startService(
     stomp.closeAll();
     await gate.close();
     await batcher.drain();
+    // Evaluation stops before the last alerts are stored, so none arrives after the pool closed.
+    ruleSync.stop();
+    await metrics.stop();
     await alertSink.drain();
     await pool.close();
-    await metrics.stop();
     await embedded?.stop();
     log.info('stopped');
   };

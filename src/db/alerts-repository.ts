@@ -43,7 +43,9 @@ export async function recordAlert(sql: Sql, alert: FiredAlert): Promise<AlertRec
   const triggeredAt = new Date(alert.triggeredAt);
   const [row] = await sql<AlertRow[]>`
     WITH counted AS (
-      UPDATE rules SET trigger_count = trigger_count + 1, last_triggered_at = ${triggeredAt}
+      -- greatest: alerts of one rule may be stored concurrently, the later one first.
+      UPDATE rules SET trigger_count = trigger_count + 1,
+                       last_triggered_at = greatest(last_triggered_at, ${triggeredAt})
       WHERE id = ${alert.ruleId}
     )
     INSERT INTO alerts (rule_id, rule_name, rule_version, severity, triggered_at,
@@ -73,7 +75,12 @@ export async function listAlerts(
     WHERE true
       ${filter.ruleId === null ? sql`` : sql`AND rule_id = ${filter.ruleId}`}
       ${filter.severity === null ? sql`` : sql`AND severity = ${filter.severity}`}
-      ${filter.since === null ? sql`` : sql`AND triggered_at >= ${new Date(filter.since)}`}`;
+      ${
+        // Exact epoch ms, not a Date: postgres.js would send year 0 (1 BC) as text PostgreSQL rejects.
+        filter.since === null
+          ? sql``
+          : sql`AND triggered_at >= 'epoch'::timestamptz + ${filter.since}::int8 * interval '1 millisecond'`
+      }`;
   return sql.begin('isolation level repeatable read read only', async (tx) => {
     const [count] = await tx<{ total: string }[]>`SELECT count(*) AS total FROM alerts ${where}`;
     const rows = await tx<AlertRow[]>`
@@ -96,14 +103,22 @@ interface ActiveRuleRow {
   recent: number[];
 }
 
-/** Every ACTIVE rule with the times of its alerts in the last hour (throttling after a restart). */
+/**
+ * Every ACTIVE rule with the times of its alerts in the last hour and of its latest alert, however
+ * old (a suppression window may be longer than the hour): throttling after a restart.
+ */
 export async function activeRulesForEvaluation(sql: Sql, now: number): Promise<ActiveRule[]> {
   const since = new Date(now - 3_600_000);
   const rows = await sql<ActiveRuleRow[]>`
     SELECT r.id, r.name, r.version, r.rule_type, r.rule_config, r.severity, r.priority,
            r.suppression_window_minutes, r.max_alerts_per_hour,
-           coalesce((SELECT json_agg(floor(extract(epoch FROM a.triggered_at) * 1000))
-                     FROM alerts a WHERE a.rule_id = r.id AND a.triggered_at > ${since}), '[]') AS recent
+           coalesce((SELECT json_agg(floor(extract(epoch FROM t.at) * 1000)) FROM (
+                       SELECT a.triggered_at AS at FROM alerts a
+                       WHERE a.rule_id = r.id AND a.triggered_at > ${since}
+                       UNION ALL
+                       SELECT max(a.triggered_at) FROM alerts a WHERE a.rule_id = r.id
+                       HAVING max(a.triggered_at) <= ${since}
+                     ) t), '[]') AS recent
     FROM rules r WHERE r.status = 'ACTIVE' ORDER BY r.id`;
   return rows.map((r) => ({
     id: r.id,

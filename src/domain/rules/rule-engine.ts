@@ -20,7 +20,10 @@ export interface ActiveRule {
   readonly priority: number;
   readonly suppressionWindowMinutes: number;
   readonly maxAlertsPerHour: number;
-  /** Epoch ms of the rule's stored alerts in the last hour (rebuilds throttling after a restart). */
+  /**
+   * Epoch ms of the rule's stored alerts in the last hour, plus its latest alert whatever its age
+   * (a suppression window may be longer than the hour): rebuilds throttling after a restart.
+   */
   readonly recentAlerts: readonly number[];
 }
 

@@ -10,11 +10,15 @@ export interface ThrottleLimits {
 }
 
 export class Throttle {
-  /** Epoch ms of this rule's alerts within the last hour, oldest first. */
+  /** Epoch ms of this rule's alerts within the last hour, oldest first (for maxAlertsPerHour). */
   private readonly recent: number[];
+  /** Its latest alert, kept past the hour: a suppression window may be longer than that. */
+  private last: number | undefined;
 
-  constructor(recentAlerts: readonly number[] = []) {
-    this.recent = [...recentAlerts].sort((a, b) => a - b);
+  /** `alerts`: stored alert times (the last hour's and the latest one), in any order. */
+  constructor(alerts: readonly number[] = []) {
+    this.recent = [...alerts].sort((a, b) => a - b);
+    this.last = this.recent.at(-1);
   }
 
   private forget(now: number): void {
@@ -25,7 +29,7 @@ export class Throttle {
   /** Null when the rule may fire now, else why it is held back. */
   heldBack(limits: ThrottleLimits, now: number): string | null {
     this.forget(now);
-    const last = this.recent.at(-1);
+    const last = this.last;
     const suppressionMs = limits.suppressionWindowMinutes * 60_000;
     if (last !== undefined && suppressionMs > 0 && now - last < suppressionMs) {
       return `suppressed until ${new Date(last + suppressionMs).toISOString()} (suppressionWindowMinutes ${limits.suppressionWindowMinutes})`;
@@ -38,6 +42,7 @@ export class Throttle {
 
   fired(now: number): void {
     this.recent.push(now);
+    if (this.last === undefined || now > this.last) this.last = now;
   }
 
   /** Alert times still inside the last hour (for a rule whose definition is reloaded). */

@@ -42,7 +42,7 @@ function setup(rule: Partial<ActiveRule>) {
   const { aggregator, clock } = newAggregator();
   const engine = new RuleEngine();
   engine.setRules([activeRule(1, ERROR_RATE, rule)]);
-  return { aggregator, engine, setClock: clock.set };
+  return { aggregator, engine, setClock: (ms: number) => clock.set(ms) };
 }
 
 void t.test('suppression 5 min: a condition holding for 10 minutes fires twice', (t) => {
@@ -78,6 +78,33 @@ void t.test('both limits together: the stricter one wins', (t) => {
   t.same(
     fired.map((s) => s / 60),
     [0, 10, 20, 30, 60, 70, 80, 90],
+  );
+  t.end();
+});
+
+void t.test('a suppression window longer than the hour', (t) => {
+  const { aggregator, engine, setClock } = setup({
+    suppressionWindowMinutes: 90,
+    maxAlertsPerHour: 10,
+  });
+  const fired = runSeconds(engine, aggregator, setClock, T0, T0 + 3 * HOUR + MINUTE);
+  t.same(
+    fired.map((s) => s / 60),
+    [0, 90, 180],
+    'every 90 minutes: the last alert is remembered past the hour',
+  );
+
+  const restarted = new RuleEngine();
+  restarted.setRules([
+    activeRule(1, ERROR_RATE, {
+      suppressionWindowMinutes: 90,
+      recentAlerts: [T0 + 3 * HOUR - 80 * MINUTE],
+    }),
+  ]);
+  t.same(
+    runSeconds(restarted, aggregator, setClock, T0 + 3 * HOUR, T0 + 3 * HOUR + 11 * MINUTE),
+    [(3 * HOUR + 10 * MINUTE) / SECOND],
+    'a stored alert older than the hour still suppresses after a restart',
   );
   t.end();
 });

@@ -1,0 +1,136 @@
+/**
+ * Helpers for the alert tests against the running service: the stored alert as a strict schema,
+ * listing alerts over HTTP, a steady stream of ERROR events that keeps a rule's condition true,
+ * and polling.
+ */
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { PageFields } from '../../src/schemas/paging.ts';
+import { expectJson } from '../support/rules.ts';
+import type { TestService } from '../support/service.ts';
+
+export const sleep = (ms: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, ms));
+
+/** `value` checked against a typebox schema (else this throws, naming the problems). */
+export function check<S extends TSchema>(schema: S, value: unknown): Static<S> {
+  const compiled = TypeCompiler.Compile(schema);
+  if (!compiled.Check(value)) {
+    const problems = [...compiled.Errors(value)].map((e) => `${e.path || '/'}: ${e.message}`);
+    throw new Error(`unexpected value (${problems.join('; ')}): ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+const INSTANT = '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$';
+
+export const DeliverySchema = Type.Object(
+  {
+    channel: Type.Union([Type.Literal('email'), Type.Literal('slack'), Type.Literal('webhook')]),
+    ok: Type.Boolean(),
+    attempts: Type.Integer({ minimum: 0 }),
+    status: Type.Optional(Type.Integer()),
+    error: Type.Optional(Type.String()),
+    at: Type.String({ pattern: INSTANT }),
+  },
+  { additionalProperties: false },
+);
+
+/** A stored alert as GET /api/v1/alerts and /topic/alerts give it, field for field. */
+export const AlertSchema = Type.Object(
+  {
+    id: Type.Integer({ minimum: 1 }),
+    ruleId: Type.Integer({ minimum: 1 }),
+    ruleName: Type.String(),
+    ruleVersion: Type.Integer({ minimum: 1 }),
+    severity: Type.Union([
+      Type.Literal('LOW'),
+      Type.Literal('MEDIUM'),
+      Type.Literal('HIGH'),
+      Type.Literal('CRITICAL'),
+    ]),
+    triggeredAt: Type.String({ pattern: INSTANT }),
+    matchedConditions: Type.Array(Type.String(), { minItems: 1 }),
+    currentValues: Type.Record(Type.String(), Type.Number()),
+    condition: Type.String({ minLength: 1 }),
+    message: Type.String({ minLength: 1 }),
+    deliveries: Type.Array(DeliverySchema),
+  },
+  { additionalProperties: false },
+);
+export type Alert = Static<typeof AlertSchema>;
+
+export const AlertPageSchema = Type.Object(
+  { content: Type.Array(AlertSchema), ...PageFields },
+  { additionalProperties: false },
+);
+export type AlertPage = Static<typeof AlertPageSchema>;
+
+/** GET `path` (default /api/v1/alerts) with `query`: must be a 200 page of alerts. */
+export async function alertPage(
+  svc: TestService,
+  query = '',
+  path = '/api/v1/alerts',
+): Promise<AlertPage> {
+  return expectJson(AlertPageSchema, await svc.request(`${path}${query}`), 200);
+}
+
+/** Every alert of `ruleId` (or all), newest first. */
+export async function alertsOf(svc: TestService, ruleId?: number): Promise<Alert[]> {
+  const query = ruleId === undefined ? '?size=100' : `?size=100&ruleId=${ruleId}`;
+  const page = await alertPage(svc, query);
+  if (page.totalElements > 100) throw new Error('more than 100 alerts: page through them');
+  return page.content;
+}
+
+/** Polls `read` until `ready` holds for its value; throws after `timeoutMs` with the last one. */
+export async function waitUntil<T>(
+  read: () => Promise<T> | T,
+  ready: (value: T) => boolean,
+  what: string,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (ready(value)) return value;
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
+    }
+    await sleep(50);
+  }
+}
+
+/**
+ * Posts a few ERROR events at once and then every 250 ms until stopped, so that a condition on
+ * the last minute's errors stays true across minute boundaries (errorRate 100 while only these
+ * events arrive).
+ */
+export function pumpErrors(svc: TestService, perRound = 3): { stop(): Promise<void> } {
+  let running = true;
+  const post = async (): Promise<void> => {
+    const events = Array.from({ length: perRound }, () => ({
+      eventType: 'checkout.failed',
+      source: 'alerts-test',
+      severity: 'ERROR',
+    }));
+    const res = await svc.request('/api/v1/events/batch', { json: events });
+    const text = await res.text();
+    if (res.status !== 202) throw new Error(`POST /api/v1/events/batch: ${res.status} ${text}`);
+  };
+  const loop = (async () => {
+    while (running) {
+      await post();
+      await sleep(250);
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+    },
+  };
+}
+
+/** The API's local date-time (DESIGN 6) of an ISO instant: `...T19:30:00.123Z` → `...T19:30:00.123`. */
+export const localTime = (instant: string): string => instant.replace(/Z$/, '');

@@ -1,0 +1,131 @@
+// Notifications end to end (DESIGN 6): a rule with the webhook channel, pointed at a node:http
+// server of this test; the server receives the alert JSON and the stored alert's deliveries
+// (GET /api/v1/alerts) end up saying ok.
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import t from 'tap';
+import { rulesApi } from '../support/rules.ts';
+import { startTestService } from '../support/service.ts';
+import {
+  AlertSchema,
+  alertsOf,
+  check,
+  pumpErrors,
+  waitUntil,
+  type Alert,
+} from './alerts-helpers.ts';
+
+interface Hit {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: string;
+}
+
+const hits: Hit[] = [];
+const server = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => {
+    hits.push({
+      method: req.method ?? '',
+      path: req.url ?? '',
+      headers: req.headers,
+      body: Buffer.concat(chunks).toString('utf8'),
+    });
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end('ok');
+  });
+});
+await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+const hookPort = (server.address() as AddressInfo).port;
+
+const svc = await startTestService(t, { RULE_EVALUATION_MS: '200' });
+const rules = rulesApi(svc);
+
+void t.test('a webhook receives the alert; its delivery is stored as ok', async (t) => {
+  const rule = await rules.create({
+    name: 'Errors to the webhook',
+    ruleType: 'THRESHOLD',
+    ruleConfig: { metric: 'errorRate', operator: 'GREATER_THAN', threshold: 20, windowMinutes: 1 },
+    severity: 'MEDIUM',
+    notificationChannels: ['webhook'],
+    notificationConfig: {
+      webhook: { url: `http://127.0.0.1:${hookPort}/hook`, headers: { 'x-vigil-test': 'yes' } },
+    },
+  });
+  const pump = pumpErrors(svc);
+  try {
+    await waitUntil(
+      () => hits.length,
+      (n) => n >= 1,
+      'the webhook request',
+    );
+  } finally {
+    await pump.stop();
+  }
+  t.equal(hits.length, 1, 'one alert, one request');
+  const hit = hits[0] as Hit;
+  t.equal(hit.method, 'POST');
+  t.equal(hit.path, '/hook');
+  t.match(hit.headers['content-type'], /^application\/json/);
+  t.equal(hit.headers['x-vigil-test'], 'yes', 'the configured header');
+  const sent: unknown = JSON.parse(hit.body);
+  t.match(sent, {
+    ruleId: rule.id,
+    ruleName: 'Errors to the webhook',
+    ruleVersion: 1,
+    severity: 'MEDIUM',
+    matchedConditions: ['errorRate 100 > 20'],
+    currentValues: { errorRate: 100 },
+    message: "Rule 'Errors to the webhook' (MEDIUM) triggered: errorRate 100 > 20",
+  });
+
+  const [stored] = await waitUntil(
+    () => alertsOf(svc, rule.id),
+    (alerts) => alerts.length === 1 && (alerts[0]?.deliveries.length ?? 0) > 0,
+    'the delivery result on the stored alert',
+  );
+  const alert: Alert = check(AlertSchema, stored);
+  t.match(sent, { id: alert.id, triggeredAt: alert.triggeredAt }, 'the stored alert was sent');
+  t.match(alert.deliveries, [{ channel: 'webhook', ok: true, attempts: 1, status: 200 }]);
+  t.equal(alert.deliveries.length, 1);
+  t.equal(alert.deliveries[0]?.error, undefined, 'no error');
+});
+
+void t.test('a failing webhook is stored as a failed delivery', async (t) => {
+  // A port with nothing listening: connection refused on every attempt.
+  const closed = createServer();
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+  const deadPort = (closed.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => closed.close(() => resolve()));
+
+  const rule = await rules.create({
+    name: 'Errors to nowhere',
+    ruleType: 'THRESHOLD',
+    ruleConfig: { metric: 'errorRate', operator: 'GREATER_THAN', threshold: 20, windowMinutes: 1 },
+    severity: 'LOW',
+    notificationChannels: ['webhook'],
+    notificationConfig: { webhook: { url: `http://127.0.0.1:${deadPort}/hook` } },
+  });
+  const pump = pumpErrors(svc);
+  try {
+    await waitUntil(
+      () => alertsOf(svc, rule.id),
+      (alerts) => alerts.length >= 1,
+      'the alert',
+    );
+  } finally {
+    await pump.stop();
+  }
+  const [alert] = await waitUntil(
+    () => alertsOf(svc, rule.id),
+    (alerts) => (alerts[0]?.deliveries.length ?? 0) > 0,
+    'the failed delivery on the stored alert',
+  );
+  t.match(alert?.deliveries, [
+    { channel: 'webhook', ok: false, attempts: 3, error: /ECONNREFUSED/ },
+  ]);
+  t.notMatch(alert?.deliveries[0]?.error ?? '', /127\.0\.0\.1/, 'the error does not hold the URL');
+});
