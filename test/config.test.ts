@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { ConfigError, ConfigSchema, loadConfig } from '../src/config.ts';
+import { readmeRow } from './support/readme.ts';
 
 t.test('defaults apply and values are converted from strings', async (t) => {
   const config = loadConfig({ PORT: '9000', STORAGE_WORKERS: '3' });
@@ -29,12 +29,10 @@ t.test('every bad variable is named at once', async (t) => {
 });
 
 t.test('README documents every environment variable with its default', async (t) => {
-  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
   for (const [name, schema] of Object.entries(ConfigSchema.properties)) {
     const dflt = (schema as { default?: string | number }).default;
-    const row = readme.split('\n').find((line) => line.startsWith(`| \`${name}\` |`));
+    const row = readmeRow(name);
     t.ok(row, `${name} has a row in the README's configuration table`);
-    if (dflt !== undefined)
-      t.match(row ?? '', `\`${String(dflt)}\``, `${name}'s default is in its row`);
+    if (dflt !== undefined) t.equal(row?.[1], `\`${dflt}\``, `${name}'s default is in its row`);
   }
 });
