@@ -1,7 +1,8 @@
 /**
  * @module The front thread's face of the metrics actor: starts the worker, keeps the latest
  * snapshot it posts, correlates requests with replies (pending map), fails every waiting request
- * at once if the thread dies, and restarts it (its metrics then start from zero).
+ * at once if the thread dies, and restarts it (its metrics then start from zero). While no thread
+ * runs (a start failed; the next is tried later, backing off), requests fail at once too.
  */
 import { Worker } from 'node:worker_threads';
 import type { ActiveRule, FiredAlert } from '../domain/rules/rule-engine.ts';
@@ -50,18 +51,27 @@ export interface MetricsActor {
 const unavailable = (): AppError =>
   new AppError('INTERNAL', 'Metrics are unavailable: the metrics actor stopped');
 
+/** After a restart that failed, the next waits this long, doubling per failure up to the max. */
+const RETRY_DELAY_MS = 500;
+const MAX_RETRY_DELAY_MS = 30_000;
+
 export async function startMetricsActor(
   data: MetricsActorData,
   log: Logger,
 ): Promise<MetricsActor> {
   let latest = '{}';
+  let started = false;
   let stopping = false;
   let nextId = 1;
   const pending = new Map<number, Pending>();
   const listeners: ((json: string) => void)[] = [];
   const alertListeners: ((alert: FiredAlert) => void)[] = [];
   const restartListeners: (() => void)[] = [];
-  let worker: Worker;
+  /** The running (or starting) thread; null between a death and the next start. */
+  let worker: Worker | null = null;
+  let restartTimer: NodeJS.Timeout | null = null;
+  /** Starts in a row that never became ready: they space out the next attempt. */
+  let failedStarts = 0;
 
   const onNotice = (notice: MetricsNotice): void => {
     switch (notice.type) {
@@ -89,30 +99,70 @@ export async function startMetricsActor(
     }
   };
 
+  const failPending = (): void => {
+    for (const waiting of pending.values()) waiting.reject(unavailable());
+    pending.clear();
+  };
+
+  /** Once the service runs, a dead thread is replaced: at once, or later after failed starts. */
+  const scheduleRestart = (): void => {
+    if (!started || stopping || worker !== null || restartTimer !== null) return;
+    if (failedStarts === 0) {
+      restart();
+      return;
+    }
+    const delay = Math.min(MAX_RETRY_DELAY_MS, RETRY_DELAY_MS * 2 ** (failedStarts - 1));
+    restartTimer = setTimeout(() => {
+      restartTimer = null;
+      restart();
+    }, delay);
+    restartTimer.unref();
+  };
+
+  const restart = (): void => {
+    spawn().then(
+      () => restartListeners.forEach((listener) => listener()),
+      (error: unknown) =>
+        log.error({ err: error, failedStarts }, 'metrics actor restart failed; trying again'),
+    );
+  };
+
   const spawn = (): Promise<void> =>
     new Promise((resolve, reject) => {
-      const w = new Worker(WORKER_FILE, { workerData: data, execArgv: workerExecArgv() });
+      let w: Worker;
+      try {
+        w = new Worker(WORKER_FILE, { workerData: data, execArgv: workerExecArgv() });
+      } catch (error) {
+        failedStarts++;
+        reject(error instanceof Error ? error : new Error(String(error)));
+        scheduleRestart();
+        return;
+      }
       worker = w;
-      const onFirst = (notice: MetricsNotice): void => {
-        if (notice.type !== 'ready') return;
-        w.off('message', onFirst);
-        resolve();
-      };
-      w.on('message', onFirst);
-      w.on('message', onNotice);
+      let ready = false;
+      w.on('message', (notice: MetricsNotice) => {
+        if (notice.type === 'ready' && !ready) {
+          ready = true;
+          failedStarts = 0;
+          resolve();
+        }
+        onNotice(notice);
+      });
       w.on('error', (error) => {
         log.error({ err: error }, 'metrics actor failed');
         reject(error);
       });
       w.on('exit', (code) => {
-        for (const waiting of pending.values()) waiting.reject(unavailable());
-        pending.clear();
-        if (stopping) return;
+        if (worker === w) worker = null;
+        // Requests sent to this thread will never be answered: they fail now, not at a timeout.
+        failPending();
+        if (!ready) {
+          failedStarts++;
+          reject(new Error(`metrics actor exited (code ${code}) before it was ready`));
+        }
+        if (!started || stopping) return;
         log.error({ code }, 'metrics actor died; restarting it, metrics start again from zero');
-        spawn().then(
-          () => restartListeners.forEach((listener) => listener()),
-          (error: unknown) => log.fatal({ err: error }, 'metrics actor restart failed'),
-        );
+        scheduleRestart();
       });
     });
 
@@ -120,14 +170,17 @@ export async function startMetricsActor(
     type: K,
     input: CommandInput<K>,
   ): Promise<MetricsReplies[K]> => {
+    const target = worker;
+    if (target === null) return Promise.reject(unavailable());
     const requestId = nextId++;
     return new Promise((resolve, reject) => {
       pending.set(requestId, { resolve: resolve, reject });
-      worker.postMessage({ type, requestId, ...input });
+      target.postMessage({ type, requestId, ...input });
     });
   };
 
   await spawn();
+  started = true;
   return {
     snapshotJson: () => latest,
     onSnapshot: (listener) => listeners.push(listener),
@@ -144,8 +197,12 @@ export async function startMetricsActor(
     onRestart: (listener) => restartListeners.push(listener),
     async stop() {
       stopping = true;
+      if (restartTimer !== null) clearTimeout(restartTimer);
+      restartTimer = null;
+      const target = worker;
+      if (target === null) return;
       await send('stop', {}).catch(() => undefined);
-      await worker.terminate();
+      await target.terminate();
     },
   };
 }

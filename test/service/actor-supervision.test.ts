@@ -1,0 +1,202 @@
+// Supervision of the metrics actor in the real service (DESIGN 1): when its thread dies, requests
+// waiting on it fail at once (500) instead of hanging, and a new actor serves metrics from zero.
+//
+// No product hook is used. This file's process runs the service itself, so it watches the
+// `Worker` class of node:worker_threads (a subclass that records the actor threads it creates,
+// installed with module.syncBuiltinESMExports before the service starts one, and that can make
+// the next starts fail). The test then ends the real actor thread: `terminate()`, a crash by an
+// uncaught exception, or requests swallowed before the thread is terminated.
+import { syncBuiltinESMExports } from 'node:module';
+import workerThreads, { Worker, type WorkerOptions } from 'node:worker_threads';
+import t from 'tap';
+import { startTestService } from '../support/service.ts';
+import { until } from '../stomp/helpers.ts';
+import { getMetrics, postJson, resetMetrics, sleep, waitForMetrics } from './helpers.ts';
+
+interface Actor {
+  readonly worker: Worker;
+  readonly metricsChannel: string;
+  /** Resolves when the thread posted `ready`: it listens to the storage workers from then on. */
+  readonly ready: Promise<void>;
+  readonly exited: Promise<number>;
+}
+
+const actors: Actor[] = [];
+const ACTOR_FILE = '/workers/metrics-actor.worker.ts';
+
+/**
+ * How the next actor threads fail to start, one entry each: `throw` (the Worker constructor
+ * throws, as when no thread can be created) or `crash` (the thread dies before it is ready).
+ */
+const failingStarts: ('throw' | 'crash')[] = [];
+
+class WatchedWorker extends Worker {
+  constructor(filename: string | URL, options?: WorkerOptions) {
+    const isActor = String(filename).endsWith(ACTOR_FILE);
+    const failure = isActor ? failingStarts.shift() : undefined;
+    if (failure === 'throw') throw new Error('simulated: a new thread cannot be started');
+    if (failure === 'crash') {
+      super('throw new Error("simulated: the thread dies at start-up")', { eval: true });
+      return;
+    }
+    super(filename, options);
+    if (isActor) {
+      const data = options?.workerData as { metricsChannel?: unknown } | undefined;
+      if (typeof data?.metricsChannel !== 'string') throw new Error('no metricsChannel');
+      const ready = new Promise<void>((resolve) => {
+        const onMessage = (notice: { type?: unknown }): void => {
+          if (notice.type !== 'ready') return;
+          this.off('message', onMessage);
+          resolve();
+        };
+        this.on('message', onMessage);
+      });
+      const exited = new Promise<number>((resolve) => this.once('exit', resolve));
+      actors.push({ worker: this, metricsChannel: data.metricsChannel, ready, exited });
+    }
+  }
+}
+(workerThreads as { Worker: typeof Worker }).Worker = WatchedWorker;
+syncBuiltinESMExports();
+
+const svc = await startTestService(t, { METRICS_REFRESH_MS: '50' });
+
+const current = (): Actor => {
+  const actor = actors.at(-1);
+  if (actor === undefined) throw new Error('the service started no metrics actor');
+  return actor;
+};
+
+/**
+ * Waits until the `count`-th actor is ready, then until the served snapshot is its own: zero,
+ * where the dead actor's last one (still served until then) counted events.
+ */
+async function waitForActor(count: number): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (actors.length < count) {
+    if (Date.now() > deadline) throw new Error(`no actor number ${count}`);
+    await sleep(10);
+  }
+  await current().ready;
+  await waitForMetrics(svc, (s) => s.summary.totalEvents === 0, 'the new actor (zero)');
+}
+
+const RULE = {
+  name: 'supervised',
+  ruleType: 'THRESHOLD',
+  ruleConfig: { metric: 'totalEvents', operator: 'GREATER_THAN', threshold: 1, windowMinutes: 5 },
+  severity: 'LOW',
+};
+
+/** Stores `n` events and waits until the actor counts them. */
+async function countEvents(n: number, eventType: string): Promise<void> {
+  await postJson(
+    svc,
+    '/api/v1/events/batch',
+    Array.from({ length: n }, () => ({ eventType, source: 'supervision' })),
+    202,
+  );
+  await waitForMetrics(svc, (s) => s.eventsByType[eventType] === n, `${n} ${eventType} counted`);
+}
+
+interface Assert {
+  equal(found: unknown, wanted: unknown, message: string): boolean;
+  match(found: unknown, pattern: unknown, message: string): boolean;
+}
+
+/** The new actor is a full one: it counts new events, resets and tests rules. */
+async function expectServing(t: Assert, eventType: string): Promise<void> {
+  await countEvents(2, eventType);
+  const s = await getMetrics(svc);
+  t.equal(s.summary.totalEvents, 2, 'counting again from zero, on the same storage channel');
+  await resetMetrics(svc);
+  t.equal((await getMetrics(svc)).summary.totalEvents, 0, 'reset answers');
+  const result = await postJson(svc, '/api/v1/rules/test', RULE, 200);
+  t.match(result, { success: true, compilationStatus: 'SUCCESS' }, 'rule test answers');
+}
+
+void t.test('the service started one actor, which counts', async (t) => {
+  t.equal(actors.length, 1);
+  await current().ready;
+  await countEvents(3, 'before.any');
+});
+
+void t.test('terminated actor: a new one serves metrics from zero', async (t) => {
+  const dead = current();
+  t.equal((await getMetrics(svc)).summary.totalEvents, 3);
+  await dead.worker.terminate();
+  await waitForActor(2);
+  t.not(current(), dead, 'a new thread');
+  await expectServing(t, 'after.terminate');
+});
+
+void t.test('crashed actor (uncaught exception): restarted, metrics from zero', async (t) => {
+  await countEvents(4, 'before.crash');
+  const crashed = current();
+  // A message the storage workers never send: the actor's channel handler throws, uncaught.
+  const channel = new BroadcastChannel(crashed.metricsChannel);
+  channel.postMessage({ type: 'events-stored', events: null });
+  channel.close();
+  const code = await crashed.exited;
+  t.not(code, 0, `the thread died (exit code ${code})`);
+  await waitForActor(3);
+  await expectServing(t, 'after.crash');
+});
+
+void t.test('requests waiting on a dying actor fail fast with 500', async (t) => {
+  await countEvents(5, 'before.swallow');
+  const dying = current();
+  const swallowed: unknown[] = [];
+  // The thread dies with two requests sent to it and unanswered.
+  dying.worker.postMessage = (value: unknown): void => {
+    swallowed.push(value);
+    if (swallowed.length === 2) void dying.worker.terminate();
+  };
+  const started = Date.now();
+  const [reset, ruleTest] = await Promise.all([
+    svc.request('/api/v1/metrics/reset', { method: 'POST' }),
+    svc.request('/api/v1/rules/test', { json: RULE }),
+  ]);
+  const elapsed = Date.now() - started;
+  t.match(
+    swallowed.map((m) => (m as { type: string }).type).sort(),
+    ['reset', 'test-rule'],
+    'both requests reached the actor',
+  );
+  for (const res of [reset, ruleTest]) {
+    t.equal(res.status, 500);
+    t.match(await res.json(), {
+      status: 'error',
+      code: 'INTERNAL',
+      message: 'Metrics are unavailable: the metrics actor stopped',
+    });
+  }
+  t.ok(elapsed < 5_000, `failed at once (${elapsed} ms), not at some timeout`);
+  await waitForActor(4);
+  await expectServing(t, 'after.swallow');
+});
+
+for (const failure of ['throw', 'crash'] as const) {
+  void t.test(
+    `restarts that fail (${failure}): requests fail fast, retries back off`,
+    async (t) => {
+      await countEvents(2, `before.${failure}`);
+      const started = actors.length;
+      failingStarts.push(failure, failure, failure);
+      const begin = Date.now();
+      await current().worker.terminate();
+      // Three failed starts in a row: retried after 500 ms, then 1 s, then 2 s.
+      await until(() => failingStarts.length < 3, 'a first restart');
+      const res = await svc.request('/api/v1/metrics/reset', { method: 'POST' });
+      t.equal(res.status, 500, 'no running actor: 500');
+      t.match(await res.json(), { status: 'error', code: 'INTERNAL' });
+      t.equal(actors.length, started, 'answered before any new actor ran');
+      t.ok(Date.now() - begin < 5_000, 'at once, not at some timeout');
+      await waitForActor(started + 1);
+      const elapsed = Date.now() - begin;
+      t.equal(failingStarts.length, 0, 'every failed start was retried');
+      t.ok(elapsed >= 3_400, `the retries backed off (${elapsed} ms)`);
+      await expectServing(t, `after.${failure}`);
+    },
+  );
+}
