@@ -243,8 +243,10 @@ void t.test('real sockets: past the hard limit the client is closed', async (t) 
     published += 1;
     await fast.waitFrames(2 + published);
   }
-  t.equal(server.endpoint.stats().closedSlow, 1, 'the slow client was closed');
-  t.match(server.logs, [{ fields: { reason: /hard-limit|dropped/ } }]);
+  // Either our broadcaster closes it (hard-limit / dropped) or uWS does first, through
+  // maxBackpressure + closeOnBackpressureLimit, which the endpoint sets to the same limit.
+  t.equal(server.endpoint.sessionCount(), 1, 'the slow client was closed');
+  t.ok(published < 400, 'closed before the publishing loop gave up');
   await until(() => fast.frames.length === 2 + published, 'fast client got everything');
   slow.ws.terminate();
   fast.ws.close();
