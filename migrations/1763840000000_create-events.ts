@@ -24,8 +24,8 @@ export const up = (pgm: MigrationBuilder): void => {
 
     -- Event counts per time bucket: granularity 'h' (hour) and 's' (second), bucket in those
     -- units since the epoch, event_type '' meaning all types (a real type is never empty).
-    -- Each storage worker adds to its own shard row, so concurrent batches never wait on one
-    -- another's row lock. Totals are sums of 'h' rows; deep pages find their offset by walking
+    -- Each batch written at the same time adds to its own shard rows (the batcher's writer
+    -- slot), so concurrent batches never wait on one another's row locks. Totals are sums of 'h' rows; deep pages find their offset by walking
     -- hours, then seconds, instead of skipping half a million index entries.
     CREATE TABLE event_counts (
       event_type text NOT NULL,

@@ -76,6 +76,8 @@ export async function startService(
     batchMax: config.INGEST_BATCH_MAX,
     batchWaitMs: config.INGEST_BATCH_WAIT_MS,
     queueMax: config.INGEST_QUEUE_MAX,
+    maxInFlight: config.STORAGE_WORKERS * config.DB_CONNECTIONS_PER_WORKER,
+    writeTimeoutMs: config.DB_QUERY_TIMEOUT_MS,
   });
   const ruleSync = createRuleSync(pool, metrics, log);
   await ruleSync.changed();

@@ -30,8 +30,6 @@ const sql = connect({
 });
 const metrics = new BroadcastChannel(data.metricsChannel);
 metrics.unref();
-/** Each live worker adds to its own counter rows (see the events migration). */
-const SHARD = threadId % 64;
 
 async function guarded<T>(op: string, run: () => Promise<T>): Promise<Result<T, DbFailure>> {
   try {
@@ -42,10 +40,10 @@ async function guarded<T>(op: string, run: () => Promise<T>): Promise<Result<T, 
   }
 }
 
-export const insertEvents: StorageHandlers['insertEvents'] = async ({ events: batch }) => {
+export const insertEvents: StorageHandlers['insertEvents'] = async ({ events: batch, shard }) => {
   const writtenAt = Date.now();
   const result = await guarded('insertEvents', () =>
-    events.insertEvents(sql, batch, SHARD, writtenAt),
+    events.insertEvents(sql, batch, shard, writtenAt),
   );
   if (result.ok) {
     const stored: MetricEvent[] = batch.map((e) => ({

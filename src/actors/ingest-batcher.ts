@@ -1,7 +1,8 @@
 /**
- * @module Group commit (front thread): events from many requests are gathered into one batch per
- * event-loop turn (or INGEST_BATCH_WAIT_MS), written by one storage task, and each request learns
- * its ids only after that batch COMMITted. A request's events never straddle two batches.
+ * @module Group commit (front thread): requests' events wait in one queue; whenever a writer slot
+ * is free, everything queued (up to INGEST_BATCH_MAX, whole requests only) goes out as one storage
+ * task, and each request learns its ids only after that batch COMMITted. While every slot is busy
+ * the queue grows into the next batch: that is what makes the batches, and so the commits, few.
  */
 import { AppError } from '../errors.ts';
 import type { DbFailure, NewEvent, Result } from '../protocol/storage.ts';
@@ -11,19 +12,39 @@ export interface IngestBatcherOptions {
   readonly batchMax: number;
   readonly batchWaitMs: number;
   readonly queueMax: number;
+  /**
+   * Batches written at once (the storage connections). Each write holds one slot, whose number is
+   * also the counter shard it writes, so concurrent batches never touch the same counter rows.
+   * Absent: unbounded.
+   */
+  readonly maxInFlight?: number;
+  /**
+   * A batch whose write has not settled after this long answers its requests with a database
+   * failure (500): PostgreSQL's statement_timeout cannot fire on a server that has stopped
+   * answering (frozen, partitioned), and without this each request would wait as long. The
+   * events stay counted in the queue, and the slot busy, until the write really ends (so the
+   * bounds hold), and may still be stored: a 500 promises nothing. Absent: requests wait.
+   */
+  readonly writeTimeoutMs?: number;
 }
+
+const WRITE_TIMEOUT: Result<never, DbFailure> = {
+  ok: false,
+  code: 'DB_FAILURE',
+  message: 'database timeout',
+};
 
 export interface IngestBatcher {
   /** Resolves with the events' ids in order once stored; rejects OVERLOADED when the queue is full. */
   submit(events: readonly NewEvent[]): Promise<Result<readonly number[], DbFailure>>;
   /** Events accepted but not yet committed or failed. */
   pending(): number;
-  /** Flushes what is gathered and resolves when every submitted event is settled. */
+  /** Writes what is queued and resolves when every submitted event is settled. */
   drain(): Promise<void>;
 }
 
-interface Waiter {
-  readonly count: number;
+interface Request {
+  readonly events: readonly NewEvent[];
   readonly resolve: (result: Result<readonly number[], DbFailure>) => void;
   readonly reject: (error: unknown) => void;
 }
@@ -32,67 +53,104 @@ export function createIngestBatcher(
   pool: StoragePool,
   options: IngestBatcherOptions,
 ): IngestBatcher {
-  let events: NewEvent[] = [];
-  let waiters: Waiter[] = [];
-  let scheduled = false;
+  const maxInFlight = options.maxInFlight ?? Number.POSITIVE_INFINITY;
+  let queue: Request[] = [];
+  let queuedEvents = 0;
   let pendingEvents = 0;
+  let scheduled = false;
+  const freeSlots: number[] = [];
+  let slotsMade = 0;
   const inFlight = new Set<Promise<void>>();
   const overloaded = new AppError('OVERLOADED', 'Ingest queue is full, retry later', undefined, {
     'Retry-After': '1',
   });
 
-  const flush = (): void => {
-    scheduled = false;
-    if (events.length === 0) return;
-    const batch = events;
-    const batchWaiters = waiters;
-    events = [];
-    waiters = [];
-    const write = pool.run('insertEvents', { events: batch }).then(
-      (result) => {
-        let offset = 0;
-        for (const waiter of batchWaiters) {
-          waiter.resolve(
-            result.ok
-              ? { ok: true, value: result.value.slice(offset, offset + waiter.count) }
-              : result,
+  /** Whole requests from the head of the queue, at most batchMax events (at least one request). */
+  const takeBatch = (): Request[] => {
+    let count = 0;
+    let n = 0;
+    while (n < queue.length) {
+      const size = (queue[n] as Request).events.length;
+      if (n > 0 && count + size > options.batchMax) break;
+      count += size;
+      n++;
+    }
+    const taken = queue.slice(0, n);
+    queue = queue.slice(n);
+    queuedEvents -= count;
+    return taken;
+  };
+
+  const write = (requests: Request[], slot: number): void => {
+    const events = requests.flatMap((r) => r.events);
+    let answered = false;
+    const answer = (fn: () => void): void => {
+      if (answered) return;
+      answered = true;
+      fn();
+    };
+    const timer =
+      options.writeTimeoutMs === undefined
+        ? undefined
+        : setTimeout(
+            () => answer(() => requests.forEach((r) => r.resolve(WRITE_TIMEOUT))),
+            options.writeTimeoutMs,
           );
-          offset += waiter.count;
-        }
-      },
-      (error: unknown) => {
-        for (const waiter of batchWaiters) waiter.reject(error);
-      },
-    );
-    const settled = write.finally(() => {
-      pendingEvents -= batch.length;
-      inFlight.delete(settled);
-    });
+    const settled = pool
+      .run('insertEvents', { events, shard: slot })
+      .then(
+        (result) =>
+          answer(() => {
+            let offset = 0;
+            for (const request of requests) {
+              const n = request.events.length;
+              request.resolve(
+                result.ok ? { ok: true, value: result.value.slice(offset, offset + n) } : result,
+              );
+              offset += n;
+            }
+          }),
+        (error: unknown) => answer(() => requests.forEach((r) => r.reject(error))),
+      )
+      .finally(() => {
+        clearTimeout(timer);
+        pendingEvents -= events.length;
+        freeSlots.push(slot);
+        inFlight.delete(settled);
+        // What queued up while this write ran is the next batch.
+        pump();
+      });
     inFlight.add(settled);
+  };
+
+  const pump = (): void => {
+    scheduled = false;
+    while (queue.length > 0 && inFlight.size < maxInFlight) {
+      write(takeBatch(), freeSlots.pop() ?? slotsMade++);
+    }
   };
 
   const schedule = (): void => {
     if (scheduled) return;
     scheduled = true;
-    if (options.batchWaitMs === 0) setImmediate(flush);
-    else setTimeout(flush, options.batchWaitMs);
+    if (options.batchWaitMs === 0) setImmediate(pump);
+    else setTimeout(pump, options.batchWaitMs);
   };
 
   return {
-    submit(batch) {
-      if (pendingEvents + batch.length > options.queueMax) return Promise.reject(overloaded);
-      if (events.length > 0 && events.length + batch.length > options.batchMax) flush();
-      pendingEvents += batch.length;
+    submit(events) {
+      if (pendingEvents + events.length > options.queueMax) return Promise.reject(overloaded);
+      pendingEvents += events.length;
       return new Promise((resolve, reject) => {
-        for (const event of batch) events.push(event);
-        waiters.push({ count: batch.length, resolve, reject });
-        if (events.length >= options.batchMax) flush();
+        queue.push({ events, resolve, reject });
+        queuedEvents += events.length;
+        if (queuedEvents >= options.batchMax) pump();
         else schedule();
       });
     },
     pending: () => pendingEvents,
     async drain() {
-      flush();
+      pump();
       while (inFlight.size > 0) await Promise.all(inFlight);
     },
   };

@@ -71,6 +71,8 @@ export async function insertEvents(
         (${ALL_TYPES}, 's'::"char", floor(input.ts_ms / 1000)::bigint)
       ) AS k(event_type, granularity, bucket)
       GROUP BY 1, 2, 3
+      -- One lock order for every writer: two batches sharing counter rows wait, never deadlock.
+      ORDER BY 1, 2, 3
       ON CONFLICT (event_type, granularity, bucket, shard)
       DO UPDATE SET n = event_counts.n + EXCLUDED.n
     )

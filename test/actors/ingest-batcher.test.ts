@@ -1,0 +1,121 @@
+// Group commit: while every writer slot is busy, requests queue into the next batch; batches keep
+// whole requests and respect INGEST_BATCH_MAX; concurrent writes hold distinct shards.
+import t from 'tap';
+import { createIngestBatcher } from '../../src/actors/ingest-batcher.ts';
+import type { StoragePool } from '../../src/actors/storage-pool.ts';
+import type { NewEvent } from '../../src/protocol/storage.ts';
+
+const event = (i: number): NewEvent => ({
+  eventType: 'e',
+  source: 's',
+  timestamp: 0,
+  receivedAt: 0,
+  userId: null,
+  sessionId: null,
+  severity: 'INFO',
+  tags: {},
+  metadata: { i },
+});
+
+interface Write {
+  readonly events: readonly NewEvent[];
+  readonly shard: number;
+  readonly finish: () => void;
+}
+
+/** A storage pool whose inserts finish when the test says so; ids count up across writes. */
+function heldPool(): { pool: StoragePool; writes: Write[] } {
+  const writes: Write[] = [];
+  let nextId = 1;
+  const pool = {
+    run: (_name: string, input: { events: readonly NewEvent[]; shard: number }) =>
+      new Promise((resolve) => {
+        const ids = input.events.map(() => nextId++);
+        writes.push({ ...input, finish: () => resolve({ ok: true, value: ids }) });
+      }),
+    queued: () => 0,
+    close: async () => {},
+  } as unknown as StoragePool;
+  return { pool, writes };
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+t.test('requests arriving while the writers are busy form one next batch', async (t) => {
+  const { pool, writes } = heldPool();
+  const batcher = createIngestBatcher(pool, {
+    batchMax: 100,
+    batchWaitMs: 0,
+    queueMax: 10_000,
+    maxInFlight: 1,
+  });
+  const first = batcher.submit([event(0)]);
+  await tick();
+  t.equal(writes.length, 1, 'the first request is written at once');
+  const later = [1, 2, 3].map((i) => batcher.submit([event(i), event(i + 10)]));
+  await tick();
+  t.equal(writes.length, 1, 'no second write while the only slot is busy');
+  writes[0]?.finish();
+  t.same(await first, { ok: true, value: [1] });
+  await tick();
+  t.equal(writes.length, 2);
+  t.equal(writes[1]?.events.length, 6, 'the three queued requests went out together');
+  writes[1]?.finish();
+  t.same(await Promise.all(later), [
+    { ok: true, value: [2, 3] },
+    { ok: true, value: [4, 5] },
+    { ok: true, value: [6, 7] },
+  ]);
+  t.equal(batcher.pending(), 0);
+});
+
+t.test('batches keep whole requests, stay within batchMax and use distinct shards', async (t) => {
+  const { pool, writes } = heldPool();
+  const batcher = createIngestBatcher(pool, {
+    batchMax: 5,
+    batchWaitMs: 0,
+    queueMax: 10_000,
+    maxInFlight: 3,
+  });
+  const sizes = [3, 3, 2, 4, 1];
+  const answers = sizes.map((n, r) =>
+    batcher.submit(Array.from({ length: n }, (_, i) => event(r * 10 + i))),
+  );
+  await tick();
+  t.same(
+    writes.map((w) => w.events.length),
+    [3, 3, 2],
+    'a full queue is written at once, in whole requests within batchMax',
+  );
+  t.same(new Set(writes.map((w) => w.shard)).size, 3, 'concurrent writes hold distinct shards');
+  writes.forEach((w) => w.finish());
+  await tick();
+  t.equal(writes.length, 4, 'the rest goes out when a slot frees');
+  t.equal(writes[3]?.events.length, 5, 'as one batch: the requests of 4 and 1 events');
+  t.ok([0, 1, 2].includes(writes[3]?.shard ?? -1), 'on a freed shard');
+  writes[3]?.finish();
+  const results = await Promise.all(answers);
+  t.same(
+    results.map((r) => (r.ok ? r.value.length : -1)),
+    sizes,
+  );
+  await batcher.drain();
+});
+
+t.test('past queueMax a request is refused with OVERLOADED and nothing is queued', async (t) => {
+  const { pool, writes } = heldPool();
+  const batcher = createIngestBatcher(pool, {
+    batchMax: 100,
+    batchWaitMs: 0,
+    queueMax: 10,
+    maxInFlight: 1,
+  });
+  const held = batcher.submit(Array.from({ length: 8 }, (_, i) => event(i)));
+  await t.rejects(batcher.submit([event(1), event(2), event(3)]), { code: 'OVERLOADED' });
+  t.equal(batcher.pending(), 8);
+  await tick();
+  writes[0]?.finish();
+  await held;
+  await batcher.drain();
+  t.equal(batcher.pending(), 0);
+});
