@@ -128,9 +128,13 @@ export async function getEvent(sql: Sql, id: number): Promise<EventRecord | null
   return row === undefined ? null : toRecord(row);
 }
 
+type PageRow = EventRow & { total: string };
+
 /**
- * A page in (timestamp desc, id desc) order with its exact total, read in one snapshot so the
- * total and the rows agree.
+ * A page in (timestamp desc, id desc) order with its exact total, in ONE statement (one snapshot,
+ * one round trip): the total sums the hour counts; a shallow page skips `offset` index entries; a
+ * deep one walks hour counts, then second counts, and skips only within one second's events. An
+ * empty page still yields one row, carrying the total with null event columns.
  */
 export async function listEvents(
   sql: Sql,
@@ -139,72 +143,42 @@ export async function listEvents(
   size: number,
 ): Promise<EventPage> {
   const scope = eventType ?? ALL_TYPES;
-  return sql.begin('isolation level repeatable read read only', async (tx) => {
-    const [totalRow] = await tx<{ total: string }[]>`
+  const offset = page * size;
+  const typeFilter = eventType === null ? sql`` : sql`AND event_type = ${eventType}`;
+  const pageRows =
+    offset <= DEEP_OFFSET
+      ? sql`
+        SELECT ${COLUMNS(sql)} FROM events WHERE true ${typeFilter}
+        ORDER BY ts DESC, id DESC LIMIT ${size} OFFSET ${offset}`
+      : sql`
+        SELECT ${COLUMNS(sql)} FROM events
+        WHERE ts < (SELECT to_timestamp((bucket + 1)::float8) FROM sec) ${typeFilter}
+        ORDER BY ts DESC, id DESC
+        LIMIT ${size} OFFSET (SELECT ${offset}::int8 - h.before - sec.before FROM h, sec)`;
+  const rows = await sql<PageRow[]>`
+    WITH total AS (
       SELECT coalesce(sum(n), 0)::int8 AS total FROM event_counts
-      WHERE event_type = ${scope} AND granularity = 'h'`;
-    const total = Number(totalRow?.total ?? 0);
-    const offset = page * size;
-    if (offset >= total) return { rows: [], total };
-    const rows =
-      offset <= DEEP_OFFSET
-        ? await pageByOffset(tx, eventType, offset, size)
-        : await pageByCounts(tx, eventType, offset, size);
-    return { rows: rows.map(toRecord), total };
-  });
-}
-
-const typeFilter = (sql: Tx, eventType: string | null) =>
-  eventType === null ? sql`` : sql`AND event_type = ${eventType}`;
-
-function pageByOffset(sql: Tx, eventType: string | null, offset: number, size: number) {
-  return sql<EventRow[]>`
-    SELECT ${COLUMNS(sql)} FROM events WHERE true ${typeFilter(sql, eventType)}
-    ORDER BY ts DESC, id DESC LIMIT ${size} OFFSET ${offset}`;
-}
-
-/** The bucket (newest first) in which the offset falls, and how many events come before it. */
-async function locate(
-  sql: Tx,
-  scope: string,
-  granularity: 'h' | 's',
-  from: number,
-  to: number,
-  offset: number,
-): Promise<{ bucket: number; before: number } | null> {
-  const [row] = await sql<{ bucket: string; before: string }[]>`
-    SELECT bucket, (cum - n)::int8 AS before FROM (
-      SELECT bucket, n, sum(n) OVER (ORDER BY bucket DESC) AS cum FROM (
-        SELECT bucket, sum(n) AS n FROM event_counts
-        WHERE event_type = ${scope} AND granularity = ${granularity}
-          AND bucket BETWEEN ${from}::int8 AND ${to}::int8
-        GROUP BY bucket
-      ) b
-    ) c
-    WHERE cum > ${offset} ORDER BY bucket DESC LIMIT 1`;
-  return row === undefined ? null : { bucket: Number(row.bucket), before: Number(row.before) };
-}
-
-/** Hour buckets of any timestamp JavaScript can represent (±8.64e15 ms) fall inside. */
-const HOUR_RANGE = 3e9;
-
-/** Walk hour counts, then second counts, then skip only within one second's events. */
-async function pageByCounts(sql: Tx, eventType: string | null, offset: number, size: number) {
-  const scope = eventType ?? ALL_TYPES;
-  const hour = await locate(sql, scope, 'h', -HOUR_RANGE, HOUR_RANGE, offset);
-  if (hour === null) return [];
-  const second = await locate(
-    sql,
-    scope,
-    's',
-    hour.bucket * 3600,
-    hour.bucket * 3600 + 3599,
-    offset - hour.before,
-  );
-  if (second === null) return [];
-  const skip = offset - hour.before - second.before;
-  return sql<EventRow[]>`
-    SELECT ${COLUMNS(sql)} FROM events
-    WHERE ts < to_timestamp(${second.bucket + 1}::float8) ${typeFilter(sql, eventType)}
-    ORDER BY ts DESC, id DESC LIMIT ${size} OFFSET ${skip}`;
+      WHERE event_type = ${scope} AND granularity = 'h'
+    ), hours AS (
+      SELECT bucket, sum(n) AS n FROM event_counts
+      WHERE event_type = ${scope} AND granularity = 'h' GROUP BY bucket
+    ), h AS (
+      SELECT bucket, cum - n AS before
+      FROM (SELECT bucket, n, sum(n) OVER (ORDER BY bucket DESC) AS cum FROM hours) c
+      WHERE cum > ${offset} ORDER BY bucket DESC LIMIT 1
+    ), secs AS (
+      SELECT s.bucket, sum(s.n) AS n FROM event_counts s, h
+      WHERE s.event_type = ${scope} AND s.granularity = 's'
+        AND s.bucket BETWEEN h.bucket * 3600 AND h.bucket * 3600 + 3599
+      GROUP BY s.bucket
+    ), sec AS (
+      SELECT c.bucket, c.cum - c.n AS before
+      FROM (SELECT bucket, n, sum(n) OVER (ORDER BY bucket DESC) AS cum FROM secs) c, h
+      WHERE c.cum > ${offset} - h.before ORDER BY c.bucket DESC LIMIT 1
+    )
+    SELECT total.total, e.* FROM total LEFT JOIN LATERAL (${pageRows}) e ON true
+    ORDER BY e.ts_ms DESC, e.id DESC`;
+  const total = Number(rows[0]?.total ?? 0);
+  const events = rows.filter((row) => row.id !== null).map(toRecord);
+  return { rows: events, total };
 }
