@@ -34,6 +34,8 @@ interface Pending {
 export interface MetricsActor {
   /** The latest serialised snapshot (spec 2.10); refreshed by the actor every METRICS_REFRESH_MS. */
   snapshotJson(): string;
+  /** The same snapshot as UTF-8, encoded once per snapshot rather than once per request. */
+  snapshotBytes(): Uint8Array;
   /** Called with each new snapshot (the STOMP broadcaster keeps the latest). */
   onSnapshot(listener: (json: string) => void): void;
   reset(): Promise<void>;
@@ -60,6 +62,7 @@ export async function startMetricsActor(
   log: Logger,
 ): Promise<MetricsActor> {
   let latest = '{}';
+  let latestBytes: Uint8Array | null = null;
   let started = false;
   let stopping = false;
   let nextId = 1;
@@ -79,6 +82,7 @@ export async function startMetricsActor(
         return;
       case 'snapshot':
         latest = notice.json;
+        latestBytes = null;
         for (const listener of listeners) listener(latest);
         return;
       case 'alert':
@@ -183,10 +187,12 @@ export async function startMetricsActor(
   started = true;
   return {
     snapshotJson: () => latest,
+    snapshotBytes: () => (latestBytes ??= Buffer.from(latest)),
     onSnapshot: (listener) => listeners.push(listener),
     async reset() {
       const { snapshotJson } = await send('reset', {});
       latest = snapshotJson;
+      latestBytes = null;
     },
     testRule: (input) => send('test-rule', { input }),
     async setRules(rules) {

@@ -1,6 +1,7 @@
 /**
  * @module Bounded request body reader (front thread): 413 past MAX_BODY_BYTES (from
- * Content-Length before reading, or while streaming), 400 for bytes that are not UTF-8.
+ * Content-Length before reading, or while streaming), 400 for bytes that are not UTF-8; settles
+ * also when the client goes away mid-body.
  */
 import type uWS from 'uWebSockets.js';
 import { AppError } from '../errors.ts';
@@ -10,29 +11,52 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 export const tooLarge = (maxBytes: number): AppError =>
   new AppError('PAYLOAD_TOO_LARGE', `Request body exceeds ${maxBytes} bytes`);
 
-/** Resolves with the body as text. Must be called before the handler returns to uWS. */
-export function readBody(res: uWS.HttpResponse, maxBytes: number): Promise<string> {
-  return new Promise((resolve, reject) => {
+/** A body being read: its text, and how to give up on it when the client goes away. */
+export interface BodyReader {
+  readonly text: Promise<string>;
+  /**
+   * For res.onAborted: uWS sends no more data for an aborted request, so without this the text
+   * would never settle, and the request would never leave the gate (shutdown would wait for it).
+   */
+  readonly abort: () => void;
+}
+
+export const clientGone = (): AppError =>
+  new AppError('MALFORMED_JSON', 'The client closed the connection before the body ended');
+
+/** Reads the body as text. Must be called before the handler returns to uWS. */
+export function readBody(res: uWS.HttpResponse, maxBytes: number): BodyReader {
+  let fail: (error: AppError) => void = () => {};
+  const text = new Promise<string>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let failed = false;
+    let settled = false;
+    fail = (error) => {
+      if (settled) return;
+      settled = true;
+      reject(error);
+    };
     res.onData((chunk, isLast) => {
-      if (failed) return;
+      if (settled) return;
       size += chunk.byteLength;
       if (size > maxBytes) {
-        failed = true;
-        reject(tooLarge(maxBytes));
+        fail(tooLarge(maxBytes));
         return;
       }
       // uWS reuses the chunk's memory after this callback: copy it unless it is the whole body.
       if (isLast && chunks.length === 0) {
+        settled = true;
         decode(Buffer.from(chunk), resolve, reject);
         return;
       }
       chunks.push(Buffer.from(chunk.slice(0)));
-      if (isLast) decode(Buffer.concat(chunks, size), resolve, reject);
+      if (isLast) {
+        settled = true;
+        decode(Buffer.concat(chunks, size), resolve, reject);
+      }
     });
   });
+  return { text, abort: () => fail(clientGone()) };
 }
 
 function decode(

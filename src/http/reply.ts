@@ -9,8 +9,8 @@ export interface Reply {
   readonly status: number;
   /** Serialised with JSON.stringify; undefined (and no json) sends no body (204). */
   readonly body?: unknown;
-  /** A body that is already JSON text (the metrics snapshot, serialised once by its actor). */
-  readonly json?: string;
+  /** A body that is already JSON (the metrics snapshot, serialised and encoded once). */
+  readonly json?: string | Uint8Array;
   readonly headers?: Readonly<Record<string, string>>;
   /** Ask the client to close the connection after this answer. */
   readonly close?: boolean;

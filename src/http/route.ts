@@ -4,7 +4,7 @@
  * one corked write. Nothing thrown here can reach uWS.
  */
 import type uWS from 'uWebSockets.js';
-import { AppError } from '../errors.ts';
+import { AppError, validationError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { errorReply } from './error-response.ts';
 import { readBody } from './read-body.ts';
@@ -43,8 +43,10 @@ export function adapt(
   return (res, req) => {
     const receivedAt = Date.now();
     const exchange: Exchange = { res, aborted: false, answered: false };
+    let abortBody: (() => void) | null = null;
     res.onAborted(() => {
       exchange.aborted = true;
+      abortBody?.();
     });
     if (ctx.gate.draining) {
       send(exchange, { ...errorReply(shuttingDown(), ctx.log), close: true });
@@ -56,6 +58,23 @@ export function adapt(
         exchange,
         errorReply(
           new AppError('VALIDATION_FAILED', 'Malformed percent-encoding in the path'),
+          ctx.log,
+        ),
+      );
+      return;
+    }
+    // PostgreSQL cannot hold U+0000 in text: a parameter with one names nothing (DESIGN 2), and
+    // passed on it would fail the query (500).
+    const withNul = Object.keys(params).filter((name) => params[name]?.includes('\0'));
+    if (withNul.length > 0) {
+      send(
+        exchange,
+        errorReply(
+          validationError(
+            Object.fromEntries(
+              withNul.map((name) => [name, `${name} must not contain the NUL character (U+0000)`]),
+            ),
+          ),
           ctx.log,
         ),
       );
@@ -89,12 +108,11 @@ export function adapt(
         );
         return;
       }
-      bodyText = readBody(res, ctx.maxBodyBytes);
+      const reader = readBody(res, ctx.maxBodyBytes);
+      abortBody = reader.abort;
+      bodyText = reader.text;
     }
-    ctx.gate.enter();
-    void run(route, exchange, bodyText, params, query, receivedAt, ctx).finally(() =>
-      ctx.gate.leave(),
-    );
+    void run(route, exchange, bodyText, params, query, receivedAt, ctx);
   };
 }
 
@@ -107,15 +125,34 @@ async function run(
   receivedAt: number,
   ctx: AdapterContext,
 ): Promise<void> {
-  let reply: Reply;
-  try {
-    const rawBody = bodyText === null ? '' : await bodyText;
-    const body = bodyText === null ? undefined : parseJson(rawBody);
-    reply = await route.handle({ params, query, body, rawBody, receivedAt });
-  } catch (error) {
-    reply = errorReply(error, ctx.log);
+  let rawBody = '';
+  if (bodyText !== null) {
+    // A request still receiving its body is not yet accepted work: it does not hold the drain
+    // (a slow or stalled upload would otherwise keep shutdown waiting for uWS's idle timeout).
+    try {
+      rawBody = await bodyText;
+    } catch (error) {
+      send(exchange, errorReply(error, ctx.log));
+      return;
+    }
+    if (ctx.gate.draining) {
+      send(exchange, { ...errorReply(shuttingDown(), ctx.log), close: true });
+      return;
+    }
   }
-  send(exchange, reply);
+  ctx.gate.enter();
+  try {
+    let reply: Reply;
+    try {
+      const body = bodyText === null ? undefined : parseJson(rawBody);
+      reply = await route.handle({ params, query, body, rawBody, receivedAt });
+    } catch (error) {
+      reply = errorReply(error, ctx.log);
+    }
+    send(exchange, reply);
+  } finally {
+    ctx.gate.leave();
+  }
 }
 
 function decodeParams(

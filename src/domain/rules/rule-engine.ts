@@ -4,6 +4,7 @@
  * condition holds and whose throttling allows. Pure: time comes in as an argument.
  */
 import type { WindowedMetrics } from '../metrics/metric-names.ts';
+import { memoForTick } from '../metrics/tick-memo.ts';
 import { explainRule, holds, prepareRule, type PreparedRule } from './evaluator.ts';
 import { conditionText } from './condition-text.ts';
 import type { RuleConfig, RuleSeverity, RuleType } from './rule-types.ts';
@@ -87,7 +88,8 @@ export class RuleEngine {
   }
 
   /** Evaluates every rule, highest priority first; returns the alerts to fire, in that order. */
-  tick(metrics: WindowedMetrics, now: number): FiredAlert[] {
+  tick(live: WindowedMetrics, now: number): FiredAlert[] {
+    const metrics = memoForTick(live);
     const fired: FiredAlert[] = [];
     for (const entry of this.entries) {
       if (!holds(entry.prepared, metrics)) continue;

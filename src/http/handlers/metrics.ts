@@ -22,7 +22,7 @@ export const metricsRoutes = (deps: MetricsDeps): Route[] => [
       summary: 'The real-time metrics snapshot (spec 2.10), from memory',
       responses: { 200: Type.Object({}, { additionalProperties: true, description: 'spec 2.10' }) },
     },
-    handle: () => ({ status: 200, json: deps.metrics.snapshotJson() }),
+    handle: () => ({ status: 200, json: deps.metrics.snapshotBytes() }),
   },
   {
     method: 'POST',
