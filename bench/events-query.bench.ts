@@ -1,0 +1,300 @@
+/**
+ * `npm run bench:events-query`: seeds 1,000,000 events through POST /api/v1/events/batch (so the
+ * counts tables are maintained), then measures page 0, a middle page and a by-type middle page.
+ */
+import { cpus, loadavg } from 'node:os';
+import { loadConfig } from '../src/config.ts';
+import { intKnob } from './support/knobs.ts';
+import { num, printTable } from './support/print-table.ts';
+import { profileDirFor, summariseProfiles } from './support/profile-summary.ts';
+import { log, runLoad, type LoadSummary } from './support/run-load.ts';
+import { startService, type BenchService } from './support/start-service.ts';
+
+// Knobs (env): SEED_EVENTS, SEED_BATCH, SEED_CONNECTIONS, SEED_DAYS, ROUNDS, DURATION (s),
+// CONNECTIONS, WARMUP (s); PROFILE=1; with DATABASE_URL, KEEP_SCHEMA=1 keeps the seeded schema and
+// BENCH_SCHEMA=<name> measures it again without seeding.
+const SEED_EVENTS = intKnob('SEED_EVENTS', 1_000_000);
+const SEED_BATCH = intKnob('SEED_BATCH', 1000);
+const SEED_CONNECTIONS = intKnob('SEED_CONNECTIONS', 4);
+const SEED_DAYS = intKnob('SEED_DAYS', 30);
+const ROUNDS = intKnob('ROUNDS', 3);
+const DURATION = intKnob('DURATION', 15);
+const CONNECTIONS = intKnob('CONNECTIONS', 10);
+const WARMUP = intKnob('WARMUP', 3, 0);
+const PAGE_SIZE = 20;
+const TARGET_P99_MS = 20;
+/** How often a seeding batch may be retried after a 5xx (nothing of it was stored). */
+const SEED_RETRIES = 5;
+
+const DOMAINS = 'page cart checkout user api search video email payment auth'.split(' ');
+const ACTIONS = ['viewed', 'clicked', 'started', 'completed', 'failed'];
+/** 50 event types, e.g. `page.viewed`; type 0 is the most frequent. */
+const TYPES = DOMAINS.flatMap((d) => ACTIONS.map((a) => `${d}.${a}`));
+const SOURCES = 'web-frontend ios-app android-app checkout-service auth-service search-api'.split(
+  ' ',
+);
+const REGIONS = ['eu-west-1', 'us-east-1', 'ap-south-1'];
+
+/** mulberry32: a small seeded PRNG, so every run seeds the same events. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const pick = <T>(items: readonly T[], r: number): T => items[Math.floor(r * items.length)] as T;
+
+function batchBody(index: number, count: number, now: number): string {
+  const random = prng(0x5eed + index);
+  const span = SEED_DAYS * 86_400_000;
+  const events = Array.from({ length: count }, () => {
+    const severityRoll = random();
+    return {
+      // Skewed: the first types are the common ones, as in real traffic.
+      eventType: TYPES[Math.floor(random() ** 2 * TYPES.length)],
+      timestamp: new Date(now - Math.floor(random() * span)).toISOString(),
+      source: pick(SOURCES, random()),
+      userId: `user-${Math.floor(random() * 50_000)}`,
+      sessionId: `sess-${Math.floor(random() * 2 ** 32).toString(16)}`,
+      severity:
+        severityRoll < 0.85
+          ? 'INFO'
+          : severityRoll < 0.95
+            ? 'WARNING'
+            : severityRoll < 0.99
+              ? 'ERROR'
+              : 'CRITICAL',
+      tags: { region: pick(REGIONS, random()), env: 'production' },
+      metadata: {
+        path: `/p/${Math.floor(random() * 1000)}`,
+        durationMs: Math.floor(random() * 2000),
+      },
+    };
+  });
+  return JSON.stringify({ events });
+}
+
+interface SeedResult {
+  readonly seconds: number;
+  readonly retried: number;
+}
+
+async function seed(service: BenchService): Promise<SeedResult> {
+  const batches = Math.ceil(SEED_EVENTS / SEED_BATCH);
+  const now = Date.now();
+  const started = performance.now();
+  let next = 0;
+  let stored = 0;
+  let retried = 0;
+  let reported = 0;
+  const post = async (index: number): Promise<void> => {
+    const count = Math.min(SEED_BATCH, SEED_EVENTS - index * SEED_BATCH);
+    const body = batchBody(index, count, now);
+    for (let attempt = 0; ; attempt++) {
+      const response = await fetch(`${service.url}/api/v1/events/batch`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+      const text = await response.text();
+      if (response.status >= 500 && attempt < SEED_RETRIES) {
+        retried++;
+        continue;
+      }
+      const accepted = /"accepted":(\d+)/.exec(text)?.[1];
+      if (response.status !== 202 || Number(accepted) !== count) {
+        throw new Error(
+          `seeding batch ${index}: status ${response.status}, accepted ${accepted}: ${text.slice(0, 300)}`,
+        );
+      }
+      return;
+    }
+  };
+  const connection = async (): Promise<void> => {
+    for (let index = next++; index < batches; index = next++) {
+      await post(index);
+      stored += Math.min(SEED_BATCH, SEED_EVENTS - index * SEED_BATCH);
+      if (stored - reported >= 100_000) {
+        reported = stored;
+        log(
+          `seeded ${num(stored)} events (${num(stored / ((performance.now() - started) / 1000))} events/s)`,
+        );
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: SEED_CONNECTIONS }, connection));
+  return { seconds: (performance.now() - started) / 1000, retried };
+}
+
+async function countRows(service: BenchService): Promise<number> {
+  const [row] = await service.sql<{ n: string }[]>`SELECT count(*)::int8 AS n FROM events`;
+  return Number(row?.n ?? 0);
+}
+
+interface PageInfo {
+  readonly totalElements: number;
+  readonly totalPages: number;
+  readonly number: number;
+  readonly numberOfElements: number;
+}
+
+async function getPage(service: BenchService, path: string): Promise<PageInfo> {
+  const response = await fetch(service.url + path);
+  if (response.status !== 200) throw new Error(`GET ${path}: status ${response.status}`);
+  return (await response.json()) as PageInfo;
+}
+
+/** The answer must be the asked page, full, with the expected exact total. */
+const verifyPage =
+  (page: number, total: number) =>
+  (body: string): string | null => {
+    const info = JSON.parse(body) as PageInfo;
+    if (info.number !== page) return `number ${info.number}, expected ${page}`;
+    if (info.totalElements !== total)
+      return `totalElements ${info.totalElements}, expected ${total}`;
+    if (info.numberOfElements !== PAGE_SIZE)
+      return `numberOfElements ${info.numberOfElements}, expected ${PAGE_SIZE}`;
+    return null;
+  };
+
+async function measure(
+  service: BenchService,
+  name: string,
+  path: string,
+  page: number,
+  total: number,
+) {
+  return runLoad(
+    {
+      name,
+      baseUrl: service.url,
+      requests: [{ method: 'GET', path }],
+      connections: CONNECTIONS,
+      pipelining: 1,
+      expectedStatus: 200,
+      verify: verifyPage(page, total),
+    },
+    { rounds: ROUNDS, durationSec: DURATION, warmupSec: WARMUP },
+  );
+}
+
+async function main(): Promise<number> {
+  const loadBefore = loadavg()[0] ?? 0;
+  const profileDir = profileDirFor('events-query');
+  const service = await startService(profileDir === undefined ? {} : { profileDir });
+  const config = loadConfig(process.env);
+  const parameters =
+    `service: STORAGE_WORKERS=${config.STORAGE_WORKERS} DB_CONNECTIONS_PER_WORKER=${config.DB_CONNECTIONS_PER_WORKER}; ` +
+    `database: ${service.embedded ? 'embedded PostgreSQL (no DATABASE_URL)' : 'DATABASE_URL'}, schema ${service.schema}`;
+  log(parameters);
+  let seeded: SeedResult | null;
+  let rows: number;
+  const results: LoadSummary[] = [];
+  let stopProblem: string | null;
+  try {
+    const existing = await countRows(service);
+    if (existing > 0) {
+      log(`schema ${service.schema} already holds ${num(existing)} events: not seeding`);
+      seeded = null;
+    } else {
+      log(
+        `seeding ${num(SEED_EVENTS)} events, ${num(SEED_BATCH)} per batch, ${SEED_CONNECTIONS} connections`,
+      );
+      seeded = await seed(service);
+    }
+    rows = await countRows(service);
+
+    const all = await getPage(service, `/api/v1/events?page=0&size=${PAGE_SIZE}`);
+    const middle = Math.floor(all.totalPages / 2);
+    const type = TYPES[0] as string;
+    const byType = await getPage(service, `/api/v1/events/type/${type}?page=0&size=${PAGE_SIZE}`);
+    const typeMiddle = Math.floor(byType.totalPages / 2);
+    const scenarios: [string, string, number, number][] = [
+      ['page 0, all types', `/api/v1/events?page=0&size=${PAGE_SIZE}`, 0, all.totalElements],
+      [
+        `page ${num(middle)} of ${num(all.totalPages)}, all types`,
+        `/api/v1/events?page=${middle}&size=${PAGE_SIZE}`,
+        middle,
+        all.totalElements,
+      ],
+      [
+        `page ${num(typeMiddle)} of ${num(byType.totalPages)}, type ${type}`,
+        `/api/v1/events/type/${type}?page=${typeMiddle}&size=${PAGE_SIZE}`,
+        typeMiddle,
+        byType.totalElements,
+      ],
+    ];
+    for (const [name, path, page, total] of scenarios)
+      results.push(await measure(service, name, path, page, total));
+  } finally {
+    stopProblem = await service.stop().then(
+      () => null,
+      (error: unknown) => (error instanceof Error ? error.message : String(error)),
+    );
+  }
+
+  const out = (line = ''): void => void process.stdout.write(`${line}\n`);
+  out(
+    `## Events query: GET pages of ${PAGE_SIZE} over ${num(rows)} events, c=${CONNECTIONS}, median of ${ROUNDS} x ${DURATION} s`,
+  );
+  out();
+  printTable(
+    [
+      { title: 'scenario' },
+      { title: 'connections', align: 'right' },
+      { title: 'req/s', align: 'right' },
+      { title: 'p50 ms', align: 'right' },
+      { title: 'p99 ms', align: 'right' },
+      { title: 'non-2xx', align: 'right' },
+      { title: 'errors', align: 'right' },
+      { title: `p99 < ${TARGET_P99_MS} ms`, align: 'right' },
+    ],
+    results.map((s) => [
+      s.name,
+      s.connections,
+      num(s.reqPerSec),
+      num(s.p50Ms, 2),
+      num(s.p99Ms, 2),
+      s.non2xx,
+      s.errors,
+      s.p99Ms < TARGET_P99_MS ? 'yes' : 'MISSED',
+    ]),
+  );
+  out();
+  out(
+    seeded === null
+      ? `Seeding: none (BENCH_SCHEMA ${service.schema} reused); rows in events: ${num(rows)}`
+      : `Seeding: ${num(SEED_EVENTS)} events in ${num(seeded.seconds, 1)} s ` +
+          `(${num(SEED_EVENTS / seeded.seconds)} events/s; POST /api/v1/events/batch, ${num(SEED_BATCH)} per batch, ` +
+          `${SEED_CONNECTIONS} connections, timestamps over ${SEED_DAYS} days, ${TYPES.length} types); ` +
+          `batches retried after a 5xx: ${seeded.retried}; rows in events: ${num(rows)}`,
+  );
+  out(parameters);
+  out(
+    `Note: the load generator (this process) and the service share the same ${cpus().length} cores; ` +
+      `load average (1 min) ${num(loadBefore, 1)} before, ${num(loadavg()[0] ?? 0, 1)} after.`,
+  );
+  const problems = [
+    ...(seeded === null || rows === SEED_EVENTS
+      ? []
+      : [`rows in events ${rows}, expected ${SEED_EVENTS}`]),
+    ...(stopProblem === null ? [] : [stopProblem]),
+    ...results
+      .filter((s) => s.non2xx > 0 || s.errors > 0)
+      .map((s) => `${s.name}: non-2xx or errors`),
+  ];
+  if (profileDir !== undefined) {
+    out();
+    out(`CPU profiles in ${profileDir} (seeding included):`);
+    out(await summariseProfiles(profileDir));
+  }
+  for (const problem of problems) out(`FAIL ${problem}`);
+  return problems.length === 0 ? 0 : 1;
+}
+
+process.exitCode = await main();

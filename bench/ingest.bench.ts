@@ -1,0 +1,246 @@
+/**
+ * `npm run bench:ingest`: POST /api/v1/events against the bare uWS ceiling, then against Vigil's
+ * durable ingest (202 after COMMIT), in one run; then checks that every 2xx answer is a stored row.
+ */
+import { cpus, loadavg } from 'node:os';
+import { loadConfig } from '../src/config.ts';
+import { intKnob } from './support/knobs.ts';
+import { num, printTable } from './support/print-table.ts';
+import { profileDirFor, summariseProfiles } from './support/profile-summary.ts';
+import { log, runLoad, type LoadRequest, type LoadSummary } from './support/run-load.ts';
+import { startBareCeiling, startService, type BenchService } from './support/start-service.ts';
+
+// Knobs (env): ROUNDS, DURATION (s), CONNECTIONS, PIPELINING, WARMUP (s); PROFILE=1 writes CPU
+// profiles; VIGIL_ROOT benches another copy; service variables (STORAGE_WORKERS, ...) pass through.
+const ROUNDS = intKnob('ROUNDS', 3);
+const DURATION = intKnob('DURATION', 15);
+const CONNECTIONS = intKnob('CONNECTIONS', 50);
+const PIPELINING = intKnob('PIPELINING', 1);
+const WARMUP = intKnob('WARMUP', 5, 0);
+const TARGET_RATIO = 0.4;
+const TARGET_P99_MS = 25;
+
+// prettier-ignore
+const TYPES = ['page_view', 'click', 'signup', 'purchase', 'api_call', 'search', 'video_play', 'login'];
+const SEVERITIES = ['INFO', 'INFO', 'INFO', 'INFO', 'INFO', 'WARNING', 'INFO', 'ERROR'];
+
+/** A handful of realistic event bodies (~400 bytes), sent in turn by every connection. */
+function eventBodies(now: number): LoadRequest[] {
+  return TYPES.map((eventType, i) => ({
+    method: 'POST',
+    path: '/api/v1/events',
+    body: JSON.stringify({
+      eventType,
+      timestamp: new Date(now - i * 3_700).toISOString(),
+      source: i % 2 === 0 ? 'web-frontend' : 'checkout-service',
+      userId: `user-${10_000 + i * 7919}`,
+      sessionId: `sess-${(0x5eed + i * 104_729).toString(16)}-${i}`,
+      severity: SEVERITIES[i],
+      tags: {
+        region: i % 3 === 0 ? 'eu-west-1' : 'us-east-1',
+        env: 'production',
+        browser: 'firefox',
+      },
+      metadata: {
+        path: `/shop/category/${i}/item/${1000 + i}`,
+        durationMs: 120 + i * 13,
+        referrer: 'https://www.example.com/landing?utm_source=newsletter',
+        cart: { items: i + 1, totalCents: 1999 * (i + 1), currency: 'EUR' },
+      },
+    }),
+  }));
+}
+
+const EVENT_ID = /"eventId":"evt_(\d+)"/;
+
+const verifyAck = (body: string): string | null => {
+  const ack = JSON.parse(body) as { status?: unknown; eventId?: unknown };
+  return ack.status === 'accepted' && typeof ack.eventId === 'string' ? null : 'not an ack';
+};
+
+async function loadAgainst(
+  name: string,
+  baseUrl: string,
+  onAnswer?: (status: number, body: string) => void,
+) {
+  return runLoad(
+    {
+      name,
+      baseUrl,
+      requests: eventBodies(Date.now()),
+      connections: CONNECTIONS,
+      pipelining: PIPELINING,
+      expectedStatus: 202,
+      verify: verifyAck,
+      ...(onAnswer === undefined ? {} : { onAnswer }),
+    },
+    { rounds: ROUNDS, durationSec: DURATION, warmupSec: WARMUP },
+  );
+}
+
+/** Waits until the row count stops moving (requests cut off at the end may still be committing). */
+async function settledRowCount(service: BenchService): Promise<number> {
+  let last = -1;
+  for (let i = 0; i < 50; i++) {
+    const [row] = await service.sql<{ n: string }[]>`SELECT count(*)::int8 AS n FROM events`;
+    const n = Number(row?.n ?? 0);
+    if (n === last) return n;
+    last = n;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return last;
+}
+
+interface StoredCheck {
+  readonly ok: boolean;
+  readonly lines: readonly string[];
+}
+
+/**
+ * 202 means stored: every acknowledged eventId must be a row. autocannon closes its sockets at the
+ * end of each run with a request in flight per connection; those were usually stored without an
+ * answer reaching us, so rows may exceed the 2xx count by at most the unanswered requests.
+ */
+async function checkStored(
+  service: BenchService,
+  summary: LoadSummary,
+  ackedIds: readonly number[],
+): Promise<StoredCheck> {
+  const rows = await settledRowCount(service);
+  const [found] = await service.sql<{ n: string }[]>`
+    SELECT count(*)::int8 AS n FROM events WHERE id = ANY(${ackedIds as number[]}::int8[])`;
+  const ackedStored = Number(found?.n ?? 0);
+  const distinct = new Set(ackedIds).size;
+  const extra = rows - summary.total2xx;
+  const checks: [boolean, string][] = [
+    [
+      ackedIds.length === summary.total2xx,
+      `eventIds read from 2xx answers: ${num(ackedIds.length)} of ${num(summary.total2xx)}`,
+    ],
+    [distinct === ackedIds.length, `distinct eventIds: ${num(distinct)}`],
+    [
+      ackedStored === ackedIds.length,
+      `acknowledged events found in the events table: ${num(ackedStored)}`,
+    ],
+    [
+      extra >= 0 && extra <= summary.totalUnanswered,
+      `rows beyond the 2xx answers: ${num(extra)} (requests in flight when autocannon closed its sockets: ${num(summary.totalUnanswered)})`,
+    ],
+  ];
+  return {
+    ok: checks.every(([pass]) => pass),
+    lines: [
+      `2xx answers (verification, warm-up and rounds): ${num(summary.total2xx)}; rows in events: ${num(rows)}`,
+      ...checks.map(([pass, line]) => `${pass ? 'ok  ' : 'FAIL'} ${line}`),
+    ],
+  };
+}
+
+function parametersLine(service: BenchService): string {
+  const config = loadConfig(process.env);
+  const pick = [
+    'STORAGE_WORKERS',
+    'DB_CONNECTIONS_PER_WORKER',
+    'INGEST_BATCH_MAX',
+    'INGEST_BATCH_WAIT_MS',
+    'INGEST_QUEUE_MAX',
+  ] as const;
+  const database = service.embedded ? 'embedded PostgreSQL (no DATABASE_URL)' : 'DATABASE_URL';
+  const root = process.env.VIGIL_ROOT === undefined ? '' : ` (VIGIL_ROOT ${service.root})`;
+  return `service${root}: ${pick.map((k) => `${k}=${config[k]}`).join(' ')}; database: ${database}, schema ${service.schema}`;
+}
+
+async function main(): Promise<number> {
+  const started = Date.now();
+  const loadBefore = loadavg()[0] ?? 0;
+  log(
+    `ingest bench: c=${CONNECTIONS} p=${PIPELINING}, warm-up ${WARMUP}s, ${ROUNDS} x ${DURATION}s per scenario`,
+  );
+
+  const ceiling = await startBareCeiling();
+  let bare: LoadSummary;
+  try {
+    bare = await loadAgainst('bare uWS ceiling', ceiling.url);
+  } finally {
+    await ceiling.stop();
+  }
+
+  const profileDir = profileDirFor('ingest');
+  const service = await startService(profileDir === undefined ? {} : { profileDir });
+  const ackedIds: number[] = [];
+  let vigil: LoadSummary;
+  let stored: StoredCheck;
+  let parameters: string;
+  let stopProblem: string | null;
+  try {
+    parameters = parametersLine(service);
+    log(parameters);
+    vigil = await loadAgainst('Vigil durable ingest', service.url, (status, body) => {
+      if (status !== 202) return;
+      const id = EVENT_ID.exec(body)?.[1];
+      if (id !== undefined) ackedIds.push(Number(id));
+    });
+    stored = await checkStored(service, vigil, ackedIds);
+  } finally {
+    // Reported after the table: a service that died mid-run makes the numbers meaningless.
+    stopProblem = await service.stop().then(
+      () => null,
+      (error: unknown) => (error instanceof Error ? error.message : String(error)),
+    );
+  }
+
+  const ratio = vigil.reqPerSec / bare.reqPerSec;
+  const out = (line = ''): void => void process.stdout.write(`${line}\n`);
+  out(
+    `## Ingest: POST /api/v1/events, c=${CONNECTIONS}, p=${PIPELINING}, median of ${ROUNDS} x ${DURATION} s`,
+  );
+  out();
+  printTable(
+    [
+      { title: 'scenario' },
+      { title: 'connections', align: 'right' },
+      { title: 'req/s', align: 'right' },
+      { title: 'p50 ms', align: 'right' },
+      { title: 'p99 ms', align: 'right' },
+      { title: 'non-2xx', align: 'right' },
+      { title: 'errors', align: 'right' },
+      { title: 'ratio to ceiling', align: 'right' },
+    ],
+    [bare, vigil].map((s) => [
+      s.name,
+      s.connections,
+      num(s.reqPerSec),
+      num(s.p50Ms, 2),
+      num(s.p99Ms, 2),
+      s.non2xx,
+      s.errors,
+      num(s.reqPerSec / bare.reqPerSec, 2),
+    ]),
+  );
+  out();
+  out(`${parameters}`);
+  out(
+    `Note: the load generator (this process) and the service share the same ${cpus().length} cores; ` +
+      `load average (1 min) ${num(loadBefore, 1)} before, ${num(loadavg()[0] ?? 0, 1)} after.`,
+  );
+  out();
+  out('Stored-rows check (Vigil):');
+  for (const line of stored.lines) out(`  ${line}`);
+  const targetMet = ratio >= TARGET_RATIO && vigil.p99Ms < TARGET_P99_MS;
+  out(
+    `Target ratio >= ${TARGET_RATIO} with p99 < ${TARGET_P99_MS} ms: ${targetMet ? 'met' : 'MISSED'} ` +
+      `(ratio ${num(ratio, 2)}, p99 ${num(vigil.p99Ms, 2)} ms)`,
+  );
+  out(`Total bench time: ${num((Date.now() - started) / 1000)} s`);
+  if (profileDir !== undefined) {
+    out();
+    out(`CPU profiles in ${profileDir}:`);
+    out(await summariseProfiles(profileDir));
+  }
+
+  if (stopProblem !== null) out(`\nFAIL ${stopProblem}`);
+  const clean = [bare, vigil].every((s) => s.non2xx === 0 && s.errors === 0);
+  return clean && stored.ok && stopProblem === null ? 0 : 1;
+}
+
+process.exitCode = await main();

@@ -1,0 +1,232 @@
+/**
+ * Child process (forked by stomp-subscribers.ts): N STOMP 1.2 sessions over raw `ws`, each
+ * subscribed to /topic/metrics, timestamping every MESSAGE. A tick is identified by its content.
+ */
+import WebSocket, { type RawData } from 'ws';
+import { childSide } from './load-child.ts';
+import type {
+  SubscribersIn,
+  SubscribersOptions,
+  SubscribersOut,
+  TickSpread,
+} from './stomp-subscribers.ts';
+
+const { options, post } = childSide<SubscribersOptions, SubscribersOut>();
+
+const frame = (command: string, headers: Record<string, string>): string =>
+  `${command}\n${Object.entries(headers)
+    .map(([k, v]) => `${k}:${v}\n`)
+    .join('')}\n\0`;
+
+const CONNECT = frame('CONNECT', { 'accept-version': '1.2', host: 'vigil', 'heart-beat': '0,0' });
+const SUBSCRIBE = frame('SUBSCRIBE', { id: 'metrics', destination: '/topic/metrics' });
+const NEWLINE = 0x0a;
+const HEADER_END = Buffer.from('\n\n');
+/**
+ * The message-id is per session (`<session>-<seq>`), so it cannot name a tick across sessions;
+ * the snapshot can: its head (summary) and its tail (throughput.avg, which moves every second while
+ * there are events in the last hour, then timeWindows and topUsers) with its length. Equal content
+ * in consecutive ticks is told apart by time: ticks are a broadcast period apart.
+ */
+const HEAD_BYTES = 240;
+const TAIL_BYTES = 1500;
+const TICK_GAP_MS = 400;
+
+const now = (): number => performance.timeOrigin + performance.now();
+
+let recording = false;
+let windowStart = 0;
+let cpuAtStart = process.cpuUsage();
+const arrivalSession: number[] = [];
+const arrivalAt: number[] = [];
+const arrivalKey: number[] = [];
+const keyIds = new Map<string, number>();
+const keyBytes: number[] = [];
+let errorFrames = 0;
+let closes: Record<string, number> = {};
+const sockets: WebSocket[] = [];
+let open = 0;
+
+const asBuffer = (data: RawData): Buffer =>
+  Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
+
+function onFrame(session: number, data: Buffer, subscribed: () => void): void {
+  const at = now();
+  const commandEnd = data.indexOf(NEWLINE);
+  const command = data.toString('latin1', 0, commandEnd);
+  if (command === 'ERROR') {
+    errorFrames++;
+    return;
+  }
+  if (command !== 'MESSAGE') return;
+  subscribed();
+  if (!recording) return;
+  const bodyStart = data.indexOf(HEADER_END) + HEADER_END.length;
+  const bodyBytes = data.length - bodyStart - 1;
+  const bodyEnd = bodyStart + bodyBytes;
+  const key =
+    `${bodyBytes}:${data.toString('latin1', bodyStart, Math.min(bodyEnd, bodyStart + HEAD_BYTES))}` +
+    `:${data.toString('latin1', Math.max(bodyStart, bodyEnd - TAIL_BYTES), bodyEnd)}`;
+  let id = keyIds.get(key);
+  if (id === undefined) {
+    id = keyBytes.length;
+    keyIds.set(key, id);
+    keyBytes.push(bodyBytes);
+  }
+  arrivalSession.push(session);
+  arrivalAt.push(at);
+  arrivalKey.push(id);
+}
+
+/** Opens one session; resolves once its first MESSAGE (the current snapshot) has arrived. */
+function openSession(session: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(options.url, ['v12.stomp'], {
+      perMessageDeflate: false,
+      // The bench reads under 2 KB of each body; validating 100 KB of UTF-8 per session would add to the spread.
+      skipUTF8Validation: true,
+    });
+    sockets.push(socket);
+    let done = false;
+    let isOpen = false;
+    const timer = setTimeout(
+      () => fail(new Error(`session ${session}: no snapshot in 30 s`)),
+      30_000,
+    );
+    function fail(error: Error): void {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      reject(error);
+    }
+    const subscribed = (): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      isOpen = true;
+      open++;
+      resolve();
+    };
+    socket.on('open', () => {
+      socket.send(CONNECT);
+      socket.send(SUBSCRIBE);
+    });
+    socket.on('message', (data) => onFrame(session, asBuffer(data), subscribed));
+    socket.on('error', (error) => fail(error));
+    socket.on('close', (code) => {
+      if (isOpen) open--;
+      isOpen = false;
+      if (recording) closes[code] = (closes[code] ?? 0) + 1;
+      fail(new Error(`session ${session}: closed with ${code} before subscribing`));
+    });
+  });
+}
+
+async function openAll(): Promise<void> {
+  let next = 0;
+  const opener = async (): Promise<void> => {
+    for (let session = next++; session < options.sessions; session = next++) {
+      await openSession(session);
+    }
+  };
+  await Promise.all(Array.from({ length: options.openConcurrency }, opener));
+}
+
+function ticksSince(from: number, to: number): TickSpread[] {
+  const byKey = new Map<number, number[]>();
+  for (let i = 0; i < arrivalAt.length; i++) {
+    const key = arrivalKey[i] as number;
+    const list = byKey.get(key) ?? [];
+    list.push(i);
+    byKey.set(key, list);
+  }
+  const ticks: TickSpread[] = [];
+  for (const [key, indexes] of byKey) {
+    indexes.sort((a, b) => (arrivalAt[a] as number) - (arrivalAt[b] as number));
+    let cluster: number[] = [];
+    const flush = (): void => {
+      if (cluster.length === 0) return;
+      const first = arrivalAt[cluster[0] as number] as number;
+      const last = arrivalAt[cluster.at(-1) as number] as number;
+      if (first >= from && first <= to) {
+        ticks.push({
+          first,
+          spreadMs: last - first,
+          receivers: new Set(cluster.map((i) => arrivalSession[i])).size,
+          bytes: keyBytes[key] as number,
+        });
+      }
+      cluster = [];
+    };
+    let previous = -Infinity;
+    for (const i of indexes) {
+      const at = arrivalAt[i] as number;
+      if (at - previous > TICK_GAP_MS) flush();
+      cluster.push(i);
+      previous = at;
+    }
+    flush();
+  }
+  return ticks.sort((a, b) => a.first - b.first);
+}
+
+process.on('message', (raw: unknown) => {
+  const message = raw as SubscribersIn;
+  switch (message.type) {
+    case 'window-start':
+      arrivalSession.length = 0;
+      arrivalAt.length = 0;
+      arrivalKey.length = 0;
+      keyIds.clear();
+      keyBytes.length = 0;
+      errorFrames = 0;
+      closes = {};
+      windowStart = now();
+      cpuAtStart = process.cpuUsage();
+      recording = true;
+      return;
+    case 'window-end': {
+      const windowEnd = now();
+      const cpu = process.cpuUsage(cpuAtStart);
+      setTimeout(() => {
+        recording = false;
+        post({
+          type: 'window',
+          ticks: ticksSince(windowStart, windowEnd),
+          openSessions: open,
+          closes,
+          errorFrames,
+          cpuPercent: (100 * (cpu.user + cpu.system)) / 1000 / (windowEnd - windowStart),
+          windowMs: windowEnd - windowStart,
+        });
+      }, message.graceMs);
+      return;
+    }
+    case 'close': {
+      for (const socket of sockets) socket.close(1000);
+      const started = Date.now();
+      const wait = setInterval(() => {
+        const left = sockets.filter((s) => s.readyState !== WebSocket.CLOSED).length;
+        if (left > 0 && Date.now() - started < 5000) return;
+        clearInterval(wait);
+        for (const socket of sockets) socket.terminate();
+        post({ type: 'closed' });
+        process.disconnect();
+      }, 50);
+      return;
+    }
+  }
+});
+
+const opening = now();
+openAll().then(
+  () => post({ type: 'ready', sessions: open, openMs: now() - opening }),
+  (error: unknown) => {
+    process.stderr.write(
+      `stomp subscribers: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+    process.exitCode = 1;
+    process.disconnect();
+    for (const socket of sockets) socket.terminate();
+  },
+);
