@@ -355,8 +355,10 @@ function frozen(
   let pids: number[] = [];
   return {
     ...options,
-    beforeSignal: () => {
+    // Requests sent after the freeze are then stuck in the drain's way.
+    beforeSignal: async () => {
       pids = db.pg?.freeze() ?? [];
+      await new Promise((resolve) => setTimeout(resolve, 300));
     },
     afterExit: () => db.pg?.thaw(pids),
   };

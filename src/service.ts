@@ -63,6 +63,7 @@ export async function startService(
     // The batcher bounds events; this bounds tasks (reads included) a little above it.
     maxQueuedTasks: config.INGEST_QUEUE_MAX + 1000,
     closeTimeoutMs: config.SHUTDOWN_GRACE_MS,
+    timeoutMs: config.DB_QUERY_TIMEOUT_MS,
     workerData: {
       databaseUrl,
       schema: config.DATABASE_SCHEMA,

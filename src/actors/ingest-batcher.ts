@@ -19,11 +19,11 @@ export interface IngestBatcherOptions {
    */
   readonly maxInFlight?: number;
   /**
-   * A batch whose write has not settled after this long answers its requests with a database
-   * failure (500): PostgreSQL's statement_timeout cannot fire on a server that has stopped
-   * answering (frozen, partitioned), and without this each request would wait as long. The
-   * events stay counted in the queue, and the slot busy, until the write really ends (so the
-   * bounds hold), and may still be stored: a 500 promises nothing. Absent: requests wait.
+   * A request not answered this long after it arrived gets a database failure (500), whether its
+   * batch is still queued behind busy writers or being written: PostgreSQL's statement_timeout
+   * cannot fire on a server that has stopped answering (frozen, partitioned). Its events stay
+   * counted in the queue, and a slot busy, until the write really ends (so the bounds hold), and
+   * may still be stored: a 500 promises nothing. Absent: requests wait.
    */
   readonly writeTimeoutMs?: number;
 }
@@ -83,37 +83,22 @@ export function createIngestBatcher(
 
   const write = (requests: Request[], slot: number): void => {
     const events = requests.flatMap((r) => r.events);
-    let answered = false;
-    const answer = (fn: () => void): void => {
-      if (answered) return;
-      answered = true;
-      fn();
-    };
-    const timer =
-      options.writeTimeoutMs === undefined
-        ? undefined
-        : setTimeout(
-            () => answer(() => requests.forEach((r) => r.resolve(WRITE_TIMEOUT))),
-            options.writeTimeoutMs,
-          );
     const settled = pool
       .run('insertEvents', { events, shard: slot })
       .then(
-        (result) =>
-          answer(() => {
-            let offset = 0;
-            for (const request of requests) {
-              const n = request.events.length;
-              request.resolve(
-                result.ok ? { ok: true, value: result.value.slice(offset, offset + n) } : result,
-              );
-              offset += n;
-            }
-          }),
-        (error: unknown) => answer(() => requests.forEach((r) => r.reject(error))),
+        (result) => {
+          let offset = 0;
+          for (const request of requests) {
+            const n = request.events.length;
+            request.resolve(
+              result.ok ? { ok: true, value: result.value.slice(offset, offset + n) } : result,
+            );
+            offset += n;
+          }
+        },
+        (error: unknown) => requests.forEach((r) => r.reject(error)),
       )
       .finally(() => {
-        clearTimeout(timer);
         pendingEvents -= events.length;
         freeSlots.push(slot);
         inFlight.delete(settled);
@@ -142,7 +127,24 @@ export function createIngestBatcher(
       if (pendingEvents + events.length > options.queueMax) return Promise.reject(overloaded);
       pendingEvents += events.length;
       return new Promise((resolve, reject) => {
-        queue.push({ events, resolve, reject });
+        // Whichever comes first, the write's answer or the deadline, answers the request.
+        let done = false;
+        const timer =
+          options.writeTimeoutMs === undefined
+            ? undefined
+            : setTimeout(() => finish(() => resolve(WRITE_TIMEOUT)), options.writeTimeoutMs);
+        const finish = (answer: () => void): void => {
+          if (done) return;
+          done = true;
+          clearTimeout(timer);
+          answer();
+        };
+        queue.push({
+          events,
+          resolve: (result) => finish(() => resolve(result)),
+          reject: (error) =>
+            finish(() => reject(error instanceof Error ? error : new Error(String(error)))),
+        });
         queuedEvents += events.length;
         if (queuedEvents >= options.batchMax) pump();
         else schedule();

@@ -26,8 +26,16 @@ export interface StoragePoolOptions {
   readonly threads: number;
   readonly maxQueuedTasks: number;
   readonly closeTimeoutMs: number;
+  /**
+   * An operation not answered this long after it was asked answers DB_FAILURE 'database timeout'
+   * (a frozen server never trips statement_timeout). Not for inserts: the ingest batcher keeps
+   * its own deadline per request, and must see the real end of a write to keep its bounds.
+   */
+  readonly timeoutMs: number;
   readonly workerData: StorageWorkerData;
 }
+
+const TIMED_OUT = { ok: false, code: 'DB_FAILURE', message: 'database timeout' } as const;
 
 export function startStoragePool(options: StoragePoolOptions): StoragePool {
   const pool = new Piscina({
@@ -46,8 +54,14 @@ export function startStoragePool(options: StoragePoolOptions): StoragePool {
   });
   return {
     async run(name, input) {
+      let timer: NodeJS.Timeout | undefined;
       try {
-        return (await pool.run(input, { name })) as never;
+        const task = pool.run(input, { name }) as Promise<never>;
+        if (name === 'insertEvents') return await task;
+        const deadline = new Promise<never>((resolve) => {
+          timer = setTimeout(() => resolve(TIMED_OUT as never), options.timeoutMs);
+        });
+        return await Promise.race([task, deadline]);
       } catch (error) {
         if (error instanceof Error && error.message === 'Task queue is at limit') {
           throw new AppError('OVERLOADED', 'Storage queue is full, retry later', undefined, {
@@ -55,6 +69,8 @@ export function startStoragePool(options: StoragePoolOptions): StoragePool {
           });
         }
         throw error;
+      } finally {
+        clearTimeout(timer);
       }
     },
     queued: () => pool.queueSize,

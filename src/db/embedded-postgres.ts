@@ -50,12 +50,29 @@ const isAlive = (pid: number): boolean => {
   }
 };
 
+/**
+ * Whether `pid` is a running PostgreSQL. A live pid alone is not enough: after a restart (a
+ * container's above all) the pid in a stale postmaster.pid is often another process's, even one
+ * of our own threads (kill(pid, 0) succeeds for a thread id). Where /proc is missing, alive is all
+ * we can tell.
+ */
+async function isPostmaster(pid: number): Promise<boolean> {
+  if (!isAlive(pid)) return false;
+  try {
+    return (await readFile(`/proc/${pid}/comm`, 'utf8')).trim() === 'postgres';
+  } catch {
+    return !existsSync('/proc/self');
+  }
+}
+
 /** A postmaster.pid left by a killed run: reuse its server if alive, else clear the stale file. */
 async function leftoverPostmaster(dataDir: string): Promise<number | null> {
   const pidFile = path.join(dataDir, 'postmaster.pid');
   if (!existsSync(pidFile)) return null;
   const pid = Number.parseInt((await readFile(pidFile, 'utf8')).split('\n')[0] ?? '', 10);
-  if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) return pid;
+  if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && (await isPostmaster(pid))) {
+    return pid;
+  }
   await rm(pidFile, { force: true });
   return null;
 }

@@ -18,6 +18,8 @@ export interface Reply {
 
 export interface Exchange {
   readonly res: uWS.HttpResponse;
+  /** A HEAD request: the answer's status and headers, with the body's length but not the body. */
+  readonly head: boolean;
   aborted: boolean;
   answered: boolean;
 }
@@ -44,6 +46,8 @@ export function send(exchange: Exchange, reply: Reply): void {
       for (const [name, value] of Object.entries(reply.headers)) res.writeHeader(name, value);
     }
     if (payload === undefined) res.endWithoutBody(0, reply.close === true);
+    // uWS cannot keep a connection usable after announcing a length it does not send: close it.
+    else if (exchange.head) res.endWithoutBody(Buffer.byteLength(payload), true);
     else res.end(payload, reply.close === true);
   });
 }

@@ -9,7 +9,14 @@ import type { Logger } from '../log.ts';
 import { errorReply } from './error-response.ts';
 import { readBody } from './read-body.ts';
 import { send, type Exchange, type Reply } from './reply.ts';
+import { depthOf } from '../schemas/json-guards.ts';
 import type { Route } from './route-types.ts';
+
+/**
+ * Deeper than any valid body (event metadata nests at most 32 levels, rule JSON 64): refused
+ * before any recursive check can overflow the stack.
+ */
+const MAX_BODY_DEPTH = 100;
 
 export interface AdapterContext {
   readonly maxBodyBytes: number;
@@ -42,7 +49,12 @@ export function adapt(
   const names = paramNames(route.path);
   return (res, req) => {
     const receivedAt = Date.now();
-    const exchange: Exchange = { res, aborted: false, answered: false };
+    const exchange: Exchange = {
+      res,
+      head: req.getMethod() === 'head',
+      aborted: false,
+      answered: false,
+    };
     let abortBody: (() => void) | null = null;
     res.onAborted(() => {
       exchange.aborted = true;
@@ -181,6 +193,10 @@ function parseJson(text: string): unknown {
   }
   if (value === null || typeof value !== 'object') {
     throw new AppError('MALFORMED_JSON', 'Request body must be a JSON object');
+  }
+  // Schema checks recurse: a body nested deeper than any valid one is refused before them.
+  if (depthOf(value) > MAX_BODY_DEPTH) {
+    throw validationError({ body: `The body must not nest deeper than ${MAX_BODY_DEPTH} levels` });
   }
   return value;
 }

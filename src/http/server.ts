@@ -35,8 +35,23 @@ const register: Record<
   DELETE: (app) => app.del.bind(app),
 };
 
-function answerNow(res: uWS.HttpResponse, error: AppError, log: Logger): void {
-  const exchange: Exchange = { res, aborted: false, answered: false };
+function answerNow(
+  res: uWS.HttpResponse,
+  req: uWS.HttpRequest,
+  error: AppError,
+  log: Logger,
+): void {
+  const exchange: Exchange = {
+    res,
+    head: req.getMethod() === 'head',
+    aborted: false,
+    answered: false,
+  };
+  // uWS does not count endWithoutBody (HEAD, 204) as an answer inside a synchronous handler:
+  // without an abort handler it would abort the process.
+  res.onAborted(() => {
+    exchange.aborted = true;
+  });
   send(exchange, errorReply(error, log));
 }
 
@@ -45,7 +60,10 @@ export function buildApp(routes: readonly Route[], ctx: AdapterContext): uWS.Tem
   const app = uWS.App();
   const methodsByPath = new Map<string, Method[]>();
   for (const route of routes) {
-    register[route.method](app)(route.path, adapt(route, ctx));
+    const handler = adapt(route, ctx);
+    register[route.method](app)(route.path, handler);
+    // HEAD is GET without the body (RFC 9110): same status, headers and Content-Length.
+    if (route.method === 'GET') app.head(route.path, handler);
     methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
   }
   for (const [path, methods] of methodsByPath) {
@@ -54,6 +72,7 @@ export function buildApp(routes: readonly Route[], ctx: AdapterContext): uWS.Tem
       const method = req.getCaseSensitiveMethod();
       answerNow(
         res,
+        req,
         new AppError(
           'METHOD_NOT_ALLOWED',
           `Method ${method} is not allowed on ${req.getUrl()}`,
@@ -67,6 +86,7 @@ export function buildApp(routes: readonly Route[], ctx: AdapterContext): uWS.Tem
   app.any('/*', (res, req) => {
     answerNow(
       res,
+      req,
       new AppError('NOT_FOUND', `No route for ${req.getCaseSensitiveMethod()} ${req.getUrl()}`),
       ctx.log,
     );
