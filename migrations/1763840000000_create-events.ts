@@ -25,8 +25,9 @@ export const up = (pgm: MigrationBuilder): void => {
     -- Event counts per time bucket: granularity 'h' (hour) and 's' (second), bucket in those
     -- units since the epoch, event_type '' meaning all types (a real type is never empty).
     -- Each batch written at the same time adds to its own shard rows (the batcher's writer
-    -- slot), so concurrent batches never wait on one another's row locks. Totals are sums of 'h' rows; deep pages find their offset by walking
-    -- hours, then seconds, instead of skipping half a million index entries.
+    -- slot), so concurrent batches never wait on one another's row locks. Deep pages find their
+    -- offset by walking the counts (a per-day level is added by a later migration) instead of
+    -- skipping half a million index entries.
     CREATE TABLE event_counts (
       event_type text NOT NULL,
       granularity "char" NOT NULL CHECK (granularity IN ('h', 's')),

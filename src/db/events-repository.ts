@@ -65,8 +65,10 @@ export async function insertEvents(
       INSERT INTO event_counts (event_type, granularity, bucket, shard, n)
       SELECT k.event_type, k.granularity, k.bucket, ${shard}, count(*)
       FROM input CROSS JOIN LATERAL (VALUES
+        (input.event_type, 'd'::"char", floor(input.ts_ms / 86400000)::bigint),
         (input.event_type, 'h'::"char", floor(input.ts_ms / 3600000)::bigint),
         (input.event_type, 's'::"char", floor(input.ts_ms / 1000)::bigint),
+        (${ALL_TYPES}, 'd'::"char", floor(input.ts_ms / 86400000)::bigint),
         (${ALL_TYPES}, 'h'::"char", floor(input.ts_ms / 3600000)::bigint),
         (${ALL_TYPES}, 's'::"char", floor(input.ts_ms / 1000)::bigint)
       ) AS k(event_type, granularity, bucket)
@@ -132,8 +134,8 @@ type PageRow = EventRow & { total: string };
 
 /**
  * A page in (timestamp desc, id desc) order with its exact total, in ONE statement (one snapshot,
- * one round trip): the total sums the hour counts; a shallow page skips `offset` index entries; a
- * deep one walks hour counts, then second counts, and skips only within one second's events. An
+ * one round trip): the total sums the day counts; a shallow page skips `offset` index entries; a
+ * deep one walks day, hour, then second counts, and skips only within one second's events. An
  * empty page still yields one row, carrying the total with null event columns.
  */
 export async function listEvents(
@@ -154,25 +156,33 @@ export async function listEvents(
         SELECT ${COLUMNS(sql)} FROM events
         WHERE ts < (SELECT to_timestamp((bucket + 1)::float8) FROM sec) ${typeFilter}
         ORDER BY ts DESC, id DESC
-        LIMIT ${size} OFFSET (SELECT ${offset}::int8 - h.before - sec.before FROM h, sec)`;
+        LIMIT ${size} OFFSET (SELECT ${offset}::int8 - before FROM sec)`;
   const rows = await sql<PageRow[]>`
-    WITH total AS (
-      SELECT coalesce(sum(n), 0)::int8 AS total FROM event_counts
-      WHERE event_type = ${scope} AND granularity = 'h'
-    ), hours AS (
+    WITH days AS (
       SELECT bucket, sum(n) AS n FROM event_counts
-      WHERE event_type = ${scope} AND granularity = 'h' GROUP BY bucket
-    ), h AS (
+      WHERE event_type = ${scope} AND granularity = 'd' GROUP BY bucket
+    ), total AS (
+      SELECT coalesce(sum(n), 0)::int8 AS total FROM days
+    ), d AS (
       SELECT bucket, cum - n AS before
-      FROM (SELECT bucket, n, sum(n) OVER (ORDER BY bucket DESC) AS cum FROM hours) c
+      FROM (SELECT bucket, n, sum(n) OVER (ORDER BY bucket DESC) AS cum FROM days) c
       WHERE cum > ${offset} ORDER BY bucket DESC LIMIT 1
+    ), hours AS (
+      SELECT x.bucket, sum(x.n) AS n FROM event_counts x, d
+      WHERE x.event_type = ${scope} AND x.granularity = 'h'
+        AND x.bucket BETWEEN d.bucket * 24 AND d.bucket * 24 + 23
+      GROUP BY x.bucket
+    ), h AS (
+      SELECT c.bucket, d.before + c.cum - c.n AS before
+      FROM (SELECT bucket, n, sum(n) OVER (ORDER BY bucket DESC) AS cum FROM hours) c, d
+      WHERE c.cum > ${offset} - d.before ORDER BY c.bucket DESC LIMIT 1
     ), secs AS (
-      SELECT s.bucket, sum(s.n) AS n FROM event_counts s, h
-      WHERE s.event_type = ${scope} AND s.granularity = 's'
-        AND s.bucket BETWEEN h.bucket * 3600 AND h.bucket * 3600 + 3599
-      GROUP BY s.bucket
+      SELECT x.bucket, sum(x.n) AS n FROM event_counts x, h
+      WHERE x.event_type = ${scope} AND x.granularity = 's'
+        AND x.bucket BETWEEN h.bucket * 3600 AND h.bucket * 3600 + 3599
+      GROUP BY x.bucket
     ), sec AS (
-      SELECT c.bucket, c.cum - c.n AS before
+      SELECT c.bucket, h.before + c.cum - c.n AS before
       FROM (SELECT bucket, n, sum(n) OVER (ORDER BY bucket DESC) AS cum FROM secs) c, h
       WHERE c.cum > ${offset} - h.before ORDER BY c.bucket DESC LIMIT 1
     )
