@@ -4,18 +4,7 @@ import t from 'tap';
 import { createIngestBatcher } from '../../src/actors/ingest-batcher.ts';
 import type { StoragePool } from '../../src/actors/storage-pool.ts';
 import type { NewEvent } from '../../src/protocol/storage.ts';
-
-const event = (i: number): NewEvent => ({
-  eventType: 'e',
-  source: 's',
-  timestamp: 0,
-  receivedAt: 0,
-  userId: null,
-  sessionId: null,
-  severity: 'INFO',
-  tags: {},
-  metadata: { i },
-});
+import { newEvent as event } from '../support/new-event.ts';
 
 interface Write {
   readonly events: readonly NewEvent[];
