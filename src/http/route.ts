@@ -182,6 +182,19 @@ function decodeParams(
   return params;
 }
 
+/**
+ * How many `{` and `[` the text holds: an upper bound of its nesting depth, counted without
+ * allocating, so the tree walk runs only for bodies that could be too deep (not on every ingest).
+ */
+function openers(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x7b || c === 0x5b) n++;
+  }
+  return n;
+}
+
 function parseJson(text: string): unknown {
   if (text.trim() === '')
     throw new AppError('MALFORMED_JSON', 'Request body is empty; a JSON body is required');
@@ -195,7 +208,7 @@ function parseJson(text: string): unknown {
     throw new AppError('MALFORMED_JSON', 'Request body must be a JSON object');
   }
   // Schema checks recurse: a body nested deeper than any valid one is refused before them.
-  if (depthOf(value) > MAX_BODY_DEPTH) {
+  if (openers(text) > MAX_BODY_DEPTH && depthOf(value) > MAX_BODY_DEPTH) {
     throw validationError({ body: `The body must not nest deeper than ${MAX_BODY_DEPTH} levels` });
   }
   return value;

@@ -20,16 +20,12 @@ import {
 import { parseInstant } from '../../schemas/timestamp.ts';
 import type { Reply } from '../reply.ts';
 import type { Request, Route } from '../route-types.ts';
-import { ruleIdOf } from './rules.ts';
+import { MAX_RULE_ID, POSITIVE_INT, ruleIdOf } from './rules.ts';
 
 export interface AlertDeps {
   readonly pool: StoragePool;
   readonly metrics: MetricsActor;
 }
-
-const POSITIVE_INT = /^[1-9]\d{0,9}$/;
-/** rules.id is an integer column: a larger id names no rule (and must not reach the query). */
-const MAX_RULE_ID = 2147483647;
 
 type FilterCheck =
   | { readonly ok: true; readonly filter: AlertFilter }

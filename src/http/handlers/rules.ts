@@ -30,9 +30,9 @@ export interface RuleDeps {
 export const MAX_TOP_TRIGGERED = 100;
 const DEFAULT_TOP_TRIGGERED = 10;
 /** Digits only, no sign, no leading zero: `1`, `42`, `99999999999`. */
-const POSITIVE_INT = /^[1-9]\d*$/;
+export const POSITIVE_INT = /^[1-9]\d*$/;
 /** Rule ids are PostgreSQL `serial` (int4): a larger positive integer is an id no rule has. */
-const MAX_RULE_ID = 2147483647;
+export const MAX_RULE_ID = 2147483647;
 
 /** The path's rule id: 400 when not a positive integer, 404 when beyond any rule's id. */
 export function ruleIdOf(req: Request): number {
