@@ -5,6 +5,7 @@
  * every reader) and every RULE_EVALUATION_MS it evaluates the ACTIVE rules, posting what fires.
  */
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { gzipSync } from 'node:zlib';
 import { Aggregator } from '../src/domain/metrics/aggregator.ts';
 import { RuleEngine } from '../src/domain/rules/rule-engine.ts';
 import { testRule } from '../src/domain/rules/rule-test.ts';
@@ -16,6 +17,7 @@ import {
   type MetricsChannelMessage,
   type MetricsCommand,
   type MetricsNotice,
+  type SerialisedSnapshot,
 } from '../src/protocol/metrics-actor.ts';
 
 if (isMainThread || parentPort === null)
@@ -32,8 +34,12 @@ const aggregator = new Aggregator({
 });
 
 const post = (notice: MetricsNotice): void => port.postMessage(notice);
-const snapshotJson = (): string => JSON.stringify(aggregator.snapshot());
-const publishSnapshot = (): void => post({ type: 'snapshot', json: snapshotJson() });
+// Level 1: about a fifth of the JSON's size for well under a millisecond of this thread's time.
+const serialise = (): SerialisedSnapshot => {
+  const json = JSON.stringify(aggregator.snapshot());
+  return { json, gzip: gzipSync(json, { level: 1 }) };
+};
+const publishSnapshot = (): void => post({ type: 'snapshot', snapshot: serialise() });
 
 const events = new BroadcastChannel(data.metricsChannel);
 events.onmessage = (message: unknown) => {
@@ -59,9 +65,9 @@ port.on('message', (command: MetricsCommand) => {
     switch (command.type) {
       case 'reset': {
         aggregator.reset();
-        const json = snapshotJson();
-        post({ type: 'snapshot', json });
-        post({ type: 'reply', requestId, result: { ok: true, value: { snapshotJson: json } } });
+        const snapshot = serialise();
+        post({ type: 'snapshot', snapshot });
+        post({ type: 'reply', requestId, result: { ok: true, value: snapshot } });
         return;
       }
       case 'test-rule': {

@@ -5,6 +5,7 @@
  * runs (a start failed; the next is tried later, backing off), requests fail at once too.
  */
 import { Worker } from 'node:worker_threads';
+import { gzipSync } from 'node:zlib';
 import type { ActiveRule, FiredAlert } from '../domain/rules/rule-engine.ts';
 import type { RuleTestInput, RuleTestResult } from '../domain/rules/rule-test.ts';
 import { AppError } from '../errors.ts';
@@ -15,6 +16,7 @@ import type {
   MetricsCommand,
   MetricsNotice,
   MetricsReplies,
+  SerialisedSnapshot,
 } from '../protocol/metrics-actor.ts';
 import { workerExecArgv } from './worker-exec-argv.ts';
 
@@ -36,6 +38,8 @@ export interface MetricsActor {
   snapshotJson(): string;
   /** The same snapshot as UTF-8, encoded once per snapshot rather than once per request. */
   snapshotBytes(): Uint8Array;
+  /** The same snapshot gzipped (by the actor), for clients that accept gzip. */
+  snapshotGzip(): Uint8Array;
   /** Called with each new snapshot (the STOMP broadcaster keeps the latest). */
   onSnapshot(listener: (json: string) => void): void;
   reset(): Promise<void>;
@@ -61,7 +65,7 @@ export async function startMetricsActor(
   data: MetricsActorData,
   log: Logger,
 ): Promise<MetricsActor> {
-  let latest = '{}';
+  let latest: SerialisedSnapshot = { json: '{}', gzip: gzipSync('{}') };
   let latestBytes: Uint8Array | null = null;
   let started = false;
   let stopping = false;
@@ -81,9 +85,9 @@ export async function startMetricsActor(
       case 'ready':
         return;
       case 'snapshot':
-        latest = notice.json;
+        latest = notice.snapshot;
         latestBytes = null;
-        for (const listener of listeners) listener(latest);
+        for (const listener of listeners) listener(latest.json);
         return;
       case 'alert':
         for (const listener of alertListeners) listener(notice.alert);
@@ -186,12 +190,12 @@ export async function startMetricsActor(
   await spawn();
   started = true;
   return {
-    snapshotJson: () => latest,
-    snapshotBytes: () => (latestBytes ??= Buffer.from(latest)),
+    snapshotJson: () => latest.json,
+    snapshotBytes: () => (latestBytes ??= Buffer.from(latest.json)),
+    snapshotGzip: () => latest.gzip,
     onSnapshot: (listener) => listeners.push(listener),
     async reset() {
-      const { snapshotJson } = await send('reset', {});
-      latest = snapshotJson;
+      latest = await send('reset', {});
       latestBytes = null;
     },
     testRule: (input) => send('test-rule', { input }),

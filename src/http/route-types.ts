@@ -17,6 +17,8 @@ export interface Request {
   readonly rawBody: string;
   /** Epoch ms at which the front thread read the request. */
   readonly receivedAt: number;
+  /** The client's Accept-Encoding accepts gzip. */
+  readonly acceptsGzip: boolean;
 }
 
 export interface RouteDoc {

@@ -10,7 +10,8 @@ import { errorReply } from './error-response.ts';
 import { readBody } from './read-body.ts';
 import { send, type Exchange, type Reply } from './reply.ts';
 import { depthOf } from '../schemas/json-guards.ts';
-import type { Route } from './route-types.ts';
+import type { Request, Route } from './route-types.ts';
+import { acceptsGzip } from './accept-encoding.ts';
 
 /**
  * Deeper than any valid body (event metadata nests at most 32 levels, rule JSON 64): refused
@@ -124,17 +125,24 @@ export function adapt(
       abortBody = reader.abort;
       bodyText = reader.text;
     }
-    void run(route, exchange, bodyText, params, query, receivedAt, ctx);
+    const head: RequestHead = {
+      params,
+      query,
+      receivedAt,
+      acceptsGzip: acceptsGzip(req.getHeader('accept-encoding')),
+    };
+    void run(route, exchange, bodyText, head, ctx);
   };
 }
+
+/** What the adapter copied from `req` before the handler runs (req is only valid synchronously). */
+type RequestHead = Omit<Request, 'body' | 'rawBody'>;
 
 async function run(
   route: Route,
   exchange: Exchange,
   bodyText: Promise<string> | null,
-  params: Record<string, string>,
-  query: URLSearchParams,
-  receivedAt: number,
+  head: RequestHead,
   ctx: AdapterContext,
 ): Promise<void> {
   let rawBody = '';
@@ -157,7 +165,7 @@ async function run(
     let reply: Reply;
     try {
       const body = bodyText === null ? undefined : parseJson(rawBody);
-      reply = await route.handle({ params, query, body, rawBody, receivedAt });
+      reply = await route.handle({ ...head, body, rawBody });
     } catch (error) {
       reply = errorReply(error, ctx.log);
     }

@@ -11,6 +11,9 @@ export interface MetricsDeps {
   readonly metrics: MetricsActor;
 }
 
+const VARY_HEADERS = { Vary: 'Accept-Encoding' };
+const GZIP_HEADERS = { 'Content-Encoding': 'gzip', ...VARY_HEADERS };
+
 export const RESET_MESSAGE = 'Metrics reset successfully';
 
 export const metricsRoutes = (deps: MetricsDeps): Route[] => [
@@ -22,7 +25,11 @@ export const metricsRoutes = (deps: MetricsDeps): Route[] => [
       summary: 'The real-time metrics snapshot (spec 2.10), from memory',
       responses: { 200: Type.Object({}, { additionalProperties: true, description: 'spec 2.10' }) },
     },
-    handle: () => ({ status: 200, json: deps.metrics.snapshotBytes() }),
+    // Gzip only when asked for; Vary on both answers keeps shared caches from mixing them up.
+    handle: ({ acceptsGzip }) =>
+      acceptsGzip
+        ? { status: 200, json: deps.metrics.snapshotGzip(), headers: GZIP_HEADERS }
+        : { status: 200, json: deps.metrics.snapshotBytes(), headers: VARY_HEADERS },
   },
   {
     method: 'POST',

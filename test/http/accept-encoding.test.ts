@@ -1,0 +1,32 @@
+// Unit tests of the Accept-Encoding check that picks the gzip snapshot (RFC 9110 12.5.3).
+import t from 'tap';
+import { acceptsGzip } from '../../src/http/accept-encoding.ts';
+
+t.test('gzip is accepted when listed, by x-gzip or by *, with a q-value above 0', async (t) => {
+  for (const header of [
+    'gzip',
+    'GZIP',
+    'gzip, deflate, br',
+    'br;q=1.0, gzip;q=0.8',
+    'x-gzip',
+    '*',
+    'br, *;q=0.1',
+    ' deflate ,  gzip ; q=0.001 ',
+  ])
+    t.equal(acceptsGzip(header), true, header);
+});
+
+t.test('gzip is refused when absent, refused by q=0, or the header is empty', async (t) => {
+  for (const header of [
+    '',
+    'identity',
+    'br, deflate',
+    'gzip;q=0',
+    'gzip; q=0.000',
+    'gzip;q=0, *',
+    '*;q=0',
+    'gzipped',
+    'gzip;q=nonsense',
+  ])
+    t.equal(acceptsGzip(header), false, JSON.stringify(header));
+});
