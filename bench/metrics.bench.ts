@@ -6,7 +6,8 @@ import { loadConfig } from '../src/config.ts';
 import { intKnob } from './support/knobs.ts';
 import { num, printTable } from './support/print-table.ts';
 import { profileDirFor, summariseProfiles } from './support/profile-summary.ts';
-import { log, runLoad, type LoadRequest, type LoadSummary } from './support/run-load.ts';
+import { runRawGet } from './load/raw-get.ts';
+import { log, median, runLoad, type LoadSummary } from './support/run-load.ts';
 import { startService, type BenchService } from './support/start-service.ts';
 import { errorText, loadAverage, machineNote, out } from './load/bench-notes.ts';
 import { eventStream, type EventSpread } from './load/event-mix.ts';
@@ -25,16 +26,12 @@ import {
   type SeedResult,
   type SnapshotSummary,
 } from './load/service-calls.ts';
-import {
-  startSubscribers,
-  summariseSpreads,
-  type SpreadSummary,
-  type SubscribersWindow,
-} from './load/stomp-subscribers.ts';
+import { runFanout, type Fanout, type FanoutWindow } from './load/stomp-fanout.ts';
 
 // Knobs (env). Rounds: ROUNDS, DURATION (s, GET rounds), WARMUP (s), GET_CONNECTIONS.
 // Paced ingest (b): INGEST_RATE, INGEST_CONNECTIONS, INGEST_TYPES, INGEST_SOURCES, INGEST_USERS.
-// Fan-out (c): FANOUT_SESSIONS, FANOUT_CONNECTIONS (autocannon c), FANOUT_DURATION (s), FANOUT_IDLE (s).
+// Fan-out (c): FANOUT_SESSIONS, FANOUT_CONNECTIONS (autocannon c), FANOUT_DURATION (s), FANOUT_IDLE (s),
+// FANOUT_SEED (events stored first, so the snapshot names all INGEST_TYPES types as after part b).
 // Memory (d): MEMORY_EVENTS, MEMORY_USERS, MEMORY_TYPES, SEED_BATCH, SEED_CONNECTIONS.
 // PARTS=abcd picks parts; PROFILE=1 profiles the service of parts a-c; service variables pass through.
 const ROUNDS = intKnob('ROUNDS', 3);
@@ -52,6 +49,7 @@ const FANOUT_SESSIONS = intKnob('FANOUT_SESSIONS', 1000);
 const FANOUT_CONNECTIONS = intKnob('FANOUT_CONNECTIONS', 50);
 const FANOUT_DURATION = intKnob('FANOUT_DURATION', 10);
 const FANOUT_IDLE = intKnob('FANOUT_IDLE', 10);
+const FANOUT_SEED = intKnob('FANOUT_SEED', 20_000, 0);
 const MEMORY_EVENTS = intKnob('MEMORY_EVENTS', 2_000_000);
 const MEMORY_SPREAD: EventSpread = {
   types: intKnob('MEMORY_TYPES', 10_000),
@@ -67,126 +65,91 @@ const SPEC_GET_P99_MS = 10;
 const TARGET_SPREAD_MS = 100;
 const TARGET_DROP = 0.1;
 const TARGET_RSS_MB = 512;
-/** Distinct bodies the c=50 ingest of part c cycles through. */
-const FANOUT_BODIES = 1000;
 
 const rounds = { rounds: ROUNDS, durationSec: DURATION, warmupSec: WARMUP };
 
-const getMetrics = (service: BenchService, name: string): Promise<LoadSummary> =>
-  runLoad(
-    {
-      name,
-      baseUrl: service.url,
-      requests: [{ method: 'GET', path: '/api/v1/metrics' }],
-      connections: GET_CONNECTIONS,
-      pipelining: 1,
-      expectedStatus: 200,
-      verify: verifySnapshot,
-    },
-    rounds,
-  );
+/**
+ * The GET client: autocannon (the reference), and a lean raw-socket client that never decodes the
+ * 100 KB bodies, so that less of the 2 shared cores goes to the generator (bench/load/raw-get.ts).
+ */
+type Client = 'autocannon' | 'lean client' | 'lean client, gzip';
+const CLIENTS: readonly Client[] = ['autocannon', 'lean client', 'lean client, gzip'];
+
+const getMetrics = (service: BenchService, name: string, client: Client): Promise<LoadSummary> =>
+  client === 'autocannon'
+    ? runLoad(
+        {
+          name: `${name}, autocannon`,
+          baseUrl: service.url,
+          requests: [{ method: 'GET', path: '/api/v1/metrics' }],
+          connections: GET_CONNECTIONS,
+          pipelining: 1,
+          expectedStatus: 200,
+          verify: verifySnapshot,
+        },
+        rounds,
+      )
+    : runRawGet(
+        `${name}, ${client}`,
+        {
+          port: Number(new URL(service.url).port),
+          path: '/api/v1/metrics',
+          connections: GET_CONNECTIONS,
+          gzip: client === 'lean client, gzip',
+        },
+        rounds,
+      );
+
+/** Part a: the GET rounds with no ingest, once per client. */
+async function getAlone(service: BenchService): Promise<LoadSummary[]> {
+  const summaries: LoadSummary[] = [];
+  for (const client of CLIENTS)
+    summaries.push(
+      await getMetrics(service, `GET /metrics c=${GET_CONNECTIONS}, no ingest`, client),
+    );
+  return summaries;
+}
 
 interface PacedRead {
   readonly get: LoadSummary;
   readonly ingest: WindowRate;
-  readonly done: PacedDone;
 }
 
-/** (b) GET rounds while the paced generator (its own process) ingests at INGEST_RATE. */
-async function getUnderIngest(service: BenchService): Promise<PacedRead> {
+/** (b) GET rounds, once per client, while the paced generator (its own process) ingests at INGEST_RATE. */
+async function getUnderIngest(
+  service: BenchService,
+): Promise<{ readonly reads: PacedRead[]; readonly done: PacedDone }> {
   const port = Number(new URL(service.url).port);
   const paced = await startPacedIngest({
     port,
     path: '/api/v1/events',
     rate: INGEST_RATE,
     connections: INGEST_CONNECTIONS,
-    maxSec: 60 + (WARMUP + ROUNDS * (DURATION + 2)) * 2,
+    maxSec: 60 + (WARMUP + ROUNDS * (DURATION + 2)) * 2 * CLIENTS.length,
     spread: SPREAD,
     seed: 0x5eed,
   });
   try {
     log(`paced ingest (pid ${paced.pid}) at ${num(INGEST_RATE)} events/s; settling 3 s`);
     await new Promise((resolve) => setTimeout(resolve, 3000));
-    const from = await paced.counters();
-    const get = await getMetrics(
-      service,
-      `GET /metrics c=${GET_CONNECTIONS}, ingest ${num(INGEST_RATE)}/s`,
-    );
-    const to = await paced.counters();
-    const ingest = windowRate(from, to);
-    log(`paced ingest during the GET rounds: ${num(ingest.okPerSec)} events/s acknowledged`);
-    return { get, ingest, done: await paced.stop() };
+    const reads: PacedRead[] = [];
+    for (const client of CLIENTS) {
+      const from = await paced.counters();
+      const get = await getMetrics(
+        service,
+        `GET /metrics c=${GET_CONNECTIONS}, ingest ${num(INGEST_RATE)}/s`,
+        client,
+      );
+      const to = await paced.counters();
+      const ingest = windowRate(from, to);
+      log(
+        `paced ingest during the ${client} GET rounds: ${num(ingest.okPerSec)} events/s acknowledged`,
+      );
+      reads.push({ get, ingest });
+    }
+    return { reads, done: await paced.stop() };
   } finally {
     await paced.stop().catch(() => undefined);
-  }
-}
-
-interface Fanout {
-  readonly without: LoadSummary;
-  readonly with: LoadSummary;
-  readonly idle: SpreadSummary;
-  readonly busy: SpreadSummary;
-  readonly idleWindow: SubscribersWindow;
-  readonly busyWindow: SubscribersWindow;
-  readonly openMs: number;
-  readonly sessions: number;
-}
-
-const ingestLoad = (service: BenchService, name: string): Promise<LoadSummary> => {
-  const next = eventStream(SPREAD, 0xfa17);
-  const requests: LoadRequest[] = Array.from({ length: FANOUT_BODIES }, () => ({
-    method: 'POST',
-    path: '/api/v1/events',
-    body: JSON.stringify(next()),
-  }));
-  return runLoad(
-    {
-      name,
-      baseUrl: service.url,
-      requests,
-      connections: FANOUT_CONNECTIONS,
-      pipelining: 1,
-      expectedStatus: 202,
-    },
-    { rounds: ROUNDS, durationSec: FANOUT_DURATION, warmupSec: WARMUP },
-  );
-};
-
-/** (c) Ingest c=50 without, then with FANOUT_SESSIONS subscribers (their own process). */
-async function fanout(service: BenchService): Promise<Fanout> {
-  const without = await ingestLoad(service, `ingest c=${FANOUT_CONNECTIONS}, no subscribers`);
-  const wsUrl = `${service.url.replace(/^http/, 'ws')}/ws`;
-  log(`opening ${num(FANOUT_SESSIONS)} STOMP sessions`);
-  const subscribers = await startSubscribers({
-    url: wsUrl,
-    sessions: FANOUT_SESSIONS,
-    openConcurrency: 50,
-  });
-  try {
-    log(
-      `${num(subscribers.ready.sessions)} sessions subscribed in ${num(subscribers.ready.openMs)} ms`,
-    );
-    subscribers.windowStart();
-    await new Promise((resolve) => setTimeout(resolve, FANOUT_IDLE * 1000));
-    const idleWindow = await subscribers.windowEnd(1500);
-    subscribers.windowStart();
-    const withSubs = await ingestLoad(
-      service,
-      `ingest c=${FANOUT_CONNECTIONS}, ${num(FANOUT_SESSIONS)} subscribers`,
-    );
-    const busyWindow = await subscribers.windowEnd(1500);
-    return {
-      without,
-      with: withSubs,
-      idle: summariseSpreads(idleWindow, FANOUT_SESSIONS, TARGET_SPREAD_MS),
-      busy: summariseSpreads(busyWindow, FANOUT_SESSIONS, TARGET_SPREAD_MS),
-      idleWindow,
-      busyWindow,
-      openMs: subscribers.ready.openMs,
-      sessions: subscribers.ready.sessions,
-    };
-  } finally {
-    await subscribers.close();
   }
 }
 
@@ -251,8 +214,8 @@ async function main(): Promise<number> {
   log(`metrics bench: parts ${PARTS}; load average at start ${loadAtStart}`);
   const config = loadConfig(process.env);
 
-  let alone: LoadSummary | null = null;
-  let paced: PacedRead | null = null;
+  let alone: LoadSummary[] = [];
+  let paced: { readonly reads: PacedRead[]; readonly done: PacedDone } | null = null;
   let fan: Fanout | null = null;
   let mem: MemoryResult | null = null;
   const profileDir = profileDirFor('metrics');
@@ -260,10 +223,23 @@ async function main(): Promise<number> {
     const service = await startService(profileDir === undefined ? {} : { profileDir });
     try {
       log(`service pid ${service.pid}, ${service.url}`);
-      if (PARTS.includes('a'))
-        alone = await getMetrics(service, `GET /metrics c=${GET_CONNECTIONS}, no ingest`);
+      if (PARTS.includes('a')) alone = await getAlone(service);
       if (PARTS.includes('b')) paced = await getUnderIngest(service);
-      if (PARTS.includes('c')) fan = await fanout(service);
+      if (PARTS.includes('c')) {
+        fan = await runFanout(service, {
+          sessions: FANOUT_SESSIONS,
+          connections: FANOUT_CONNECTIONS,
+          rounds: ROUNDS,
+          durationSec: FANOUT_DURATION,
+          warmupSec: WARMUP,
+          idleSec: FANOUT_IDLE,
+          seedEvents: FANOUT_SEED,
+          seedBatch: SEED_BATCH,
+          seedConnections: SEED_CONNECTIONS,
+          spread: SPREAD,
+          targetSpreadMs: TARGET_SPREAD_MS,
+        });
+      }
       const summary = await readSummary(service.url);
       log(
         `snapshot now: ${num(summary.totalEvents)} events, ${num(summary.uniqueEventTypes)} types`,
@@ -275,17 +251,16 @@ async function main(): Promise<number> {
   if (PARTS.includes('d')) mem = await memory();
 
   const note = machineNote(loadAtStart);
-  if (alone !== null || paced !== null) {
+  if (alone.length > 0 || paced !== null) {
     out(`## GET /api/v1/metrics, c=${GET_CONNECTIONS}, median of ${ROUNDS} x ${DURATION} s`);
     out();
     const rows: string[][] = [];
-    if (alone !== null) rows.push(loadRow(alone, ['–', '–', '–']));
-    if (paced !== null) {
+    for (const summary of alone) rows.push(loadRow(summary, ['–', '–']));
+    for (const read of paced?.reads ?? []) {
       rows.push(
-        loadRow(paced.get, [
-          `${num(paced.ingest.okPerSec)} of ${num(INGEST_RATE)}`,
-          `${num(paced.done.p50Ms, 2)} / ${num(paced.done.p99Ms, 2)}`,
-          `${paced.done.non2xx + paced.done.errors} / ${paced.done.dropped}`,
+        loadRow(read.get, [
+          `${num(read.ingest.okPerSec)} of ${num(INGEST_RATE)}`,
+          `${read.ingest.non2xx + read.ingest.errors} / ${read.ingest.dropped}`,
         ]),
       );
     }
@@ -293,7 +268,6 @@ async function main(): Promise<number> {
       [
         ...LOAD_COLUMNS,
         { title: 'ingest events/s', align: 'right' },
-        { title: 'ingest p50 / p99 ms', align: 'right' },
         { title: 'ingest failed / dropped', align: 'right' },
       ],
       rows,
@@ -304,12 +278,21 @@ async function main(): Promise<number> {
         `${num(INGEST_RATE)} events/s (open loop, ${INGEST_CONNECTIONS} keep-alive connections) over ` +
         `${num(SPREAD.types)} types, ${num(SPREAD.sources)} sources, ${num(SPREAD.users)} users; ` +
         `events/s = 202 answers per second during the GET rounds.` +
-        (paced === null ? '' : ` Generator CPU ${num(paced.done.cpuPercent)} % of a core.`),
+        (paced === null
+          ? ''
+          : ` Ingest latency over the whole run p50 ${num(paced.done.p50Ms, 2)} / p99 ` +
+            `${num(paced.done.p99Ms, 2)} ms; generator CPU ${num(paced.done.cpuPercent)} % of a core.`),
     );
-    if (paced !== null) {
-      const p99 = paced.get.p99Ms;
+    out(
+      'autocannon decodes every ~100 KB answer into a string; the lean client (raw sockets, ' +
+        'same c, closed loop) only frames it by Content-Length. On 2 shared cores the difference ' +
+        'in generator CPU goes to the service. gzip: the lean client sends `Accept-Encoding: gzip` ' +
+        'as browsers do, and gets the snapshot the actor compressed once.',
+    );
+    for (const read of paced?.reads ?? []) {
+      const p99 = read.get.p99Ms;
       out(
-        `GET p99 under ingest: ${num(p99, 2)} ms: target < ${TARGET_GET_P99_MS} ms ` +
+        `${read.get.name}: GET p99 ${num(p99, 2)} ms: target < ${TARGET_GET_P99_MS} ms ` +
           `${p99 < TARGET_GET_P99_MS ? 'met' : 'MISSED'}; spec < ${SPEC_GET_P99_MS} ms ` +
           `${p99 < SPEC_GET_P99_MS ? 'met' : 'MISSED'}.`,
       );
@@ -318,9 +301,14 @@ async function main(): Promise<number> {
     out();
   }
   if (fan !== null) {
-    out(`## STOMP fan-out: ${num(fan.sessions)} sessions on /topic/metrics (one process, raw ws)`);
+    out(
+      `## STOMP fan-out: ${num(fan.sessions)} sessions on /topic/metrics (one subscriber process)`,
+    );
     out();
-    const spreadRow = (name: string, s: SpreadSummary, w: SubscribersWindow): string[] => [
+    const spreadRow = (
+      name: string,
+      { spread: s, window: w, frontCpuMs }: FanoutWindow,
+    ): string[] => [
       name,
       String(s.ticks),
       `${s.minReceivers === Infinity ? 0 : s.minReceivers} / ${fan?.sessions ?? 0}`,
@@ -329,6 +317,7 @@ async function main(): Promise<number> {
       num(s.maxMs, 1),
       `${s.ticksOnTime} / ${s.ticks}`,
       num(s.snapshotBytes),
+      num(frontCpuMs / Math.max(1, s.ticks), 1),
       num((w.cpuPercent / 100) * (w.windowMs / Math.max(1, s.ticks)), 1),
       String(Object.values(w.closes).reduce((a, b) => a + b, 0) + w.errorFrames),
     ];
@@ -342,16 +331,22 @@ async function main(): Promise<number> {
         { title: 'max ms', align: 'right' },
         { title: `all within ${TARGET_SPREAD_MS} ms`, align: 'right' },
         { title: 'snapshot bytes', align: 'right' },
+        { title: 'service front CPU ms/tick', align: 'right' },
         { title: 'subscriber CPU ms/tick', align: 'right' },
         { title: 'closed / ERROR', align: 'right' },
       ],
       [
-        spreadRow(`idle, ${FANOUT_IDLE} s`, fan.idle, fan.idleWindow),
-        spreadRow(`ingest c=${FANOUT_CONNECTIONS}`, fan.busy, fan.busyWindow),
+        spreadRow(`idle, ${FANOUT_IDLE} s`, fan.idle),
+        spreadRow(`ingest c=${FANOUT_CONNECTIONS}, ${ROUNDS} rounds`, fan.busy),
       ],
     );
     out();
-    const drop = 1 - fan.with.reqPerSec / fan.without.reqPerSec;
+    // Rounds alternate (unsubscribed, subscribed): each pair ran under the same outside load.
+    const pairs = fan.with.rounds.map((r, i) => [
+      fan?.without.rounds[i]?.reqPerSec ?? NaN,
+      r.reqPerSec,
+    ]);
+    const drop = median(pairs.map(([without = NaN, withSubs = NaN]) => 1 - withSubs / without));
     printTable(
       [...LOAD_COLUMNS, { title: 'change', align: 'right' }],
       [loadRow(fan.without, ['–']), loadRow(fan.with, [`${num(-100 * drop, 1)} %`])],
@@ -360,10 +355,22 @@ async function main(): Promise<number> {
     out(
       `Spread = last minus first session receiving a tick, as timestamped by the subscriber process ` +
         `(a tick is told by its snapshot content; message-id is per session). Sessions opened in ` +
-        `${num(fan.openMs)} ms. The subscriber process handles the sessions one after another, so up ` +
-        `to its CPU per tick (column) of a spread is its own work, not the service's. Ingest: autocannon c=${FANOUT_CONNECTIONS}, median of ${ROUNDS} x ${FANOUT_DURATION} s.`,
+        `${num(fan.openMs)} ms. The subscribers are a minimal WebSocket client (bench/load/raw-websocket.ts: ` +
+        `every session reads into one shared buffer and keeps only the bytes that name the tick), so the ` +
+        `subscriber process needs less CPU per tick than the service and keeps up with its sends; with ` +
+        `\`ws\` it needed about 4 times the service's CPU and its own backlog was most of the spread. ` +
+        `Service front CPU = the front thread's user + system time (/proc) per tick: idle, that is the ` +
+        `fan-out's cost; under ingest it includes serving the ingest. ` +
+        `Snapshot: ${num(FANOUT_SEED)} events over ${num(SPREAD.types)} types stored first. ` +
+        `Ingest: autocannon c=${FANOUT_CONNECTIONS}, ${ROUNDS} rounds of ${FANOUT_DURATION} s (after ` +
+        `${WARMUP} s of warm-up each) with the sessions unsubscribed and subscribed in turn; change = ` +
+        `median of the changes within each pair (req/s ${pairs.map(([a = NaN, b = NaN]) => `${num(a)} → ${num(b)}`).join(', ')}).`,
     );
-    const late = fan.busy.ticks - fan.busy.ticksOnTime + fan.idle.ticks - fan.idle.ticksOnTime;
+    const late =
+      fan.busy.spread.ticks -
+      fan.busy.spread.ticksOnTime +
+      fan.idle.spread.ticks -
+      fan.idle.spread.ticksOnTime;
     out(
       `Targets: every tick to all sessions within ${TARGET_SPREAD_MS} ms ${late === 0 ? 'met' : `MISSED (${late} ticks)`}; ` +
         `ingest drop < ${100 * TARGET_DROP} % ${drop < TARGET_DROP ? 'met' : 'MISSED'} (${num(100 * drop, 1)} %).`,
@@ -429,7 +436,7 @@ async function main(): Promise<number> {
     out(await summariseProfiles(profileDir));
   }
 
-  for (const s of [alone, paced?.get, fan?.without, fan?.with]) {
+  for (const s of [...alone, ...(paced?.reads ?? []).map((r) => r.get), fan?.without, fan?.with]) {
     if (s !== null && s !== undefined && (s.non2xx > 0 || s.errors > 0)) {
       problems.push(`${s.name}: ${s.non2xx} non-2xx, ${s.errors} errors`);
     }

@@ -1,9 +1,9 @@
 /**
- * Child process (forked by stomp-subscribers.ts): N STOMP 1.2 sessions over raw `ws`, each
+ * Child process (forked by stomp-subscribers.ts): N STOMP 1.2 sessions over raw-websocket.ts, each
  * subscribed to /topic/metrics, timestamping every MESSAGE. A tick is identified by its content.
  */
-import WebSocket, { type RawData } from 'ws';
 import { childSide } from './load-child.ts';
+import { openRawWebSocket, type MessageView, type RawWebSocket } from './raw-websocket.ts';
 import type {
   SubscribersIn,
   SubscribersOptions,
@@ -20,6 +20,7 @@ const frame = (command: string, headers: Record<string, string>): string =>
 
 const CONNECT = frame('CONNECT', { 'accept-version': '1.2', host: 'vigil', 'heart-beat': '0,0' });
 const SUBSCRIBE = frame('SUBSCRIBE', { id: 'metrics', destination: '/topic/metrics' });
+const UNSUBSCRIBE = frame('UNSUBSCRIBE', { id: 'metrics' });
 const NEWLINE = 0x0a;
 const HEADER_END = Buffer.from('\n\n');
 /**
@@ -31,6 +32,9 @@ const HEADER_END = Buffer.from('\n\n');
 const HEAD_BYTES = 240;
 const TAIL_BYTES = 1500;
 const TICK_GAP_MS = 400;
+/** Kept of each message: its STOMP headers with the body's head, and the body's tail with the NUL. */
+const PREFIX_BYTES = 4096;
+const SUFFIX_BYTES = TAIL_BYTES + 1;
 
 const now = (): number => performance.timeOrigin + performance.now();
 
@@ -44,29 +48,49 @@ const keyIds = new Map<string, number>();
 const keyBytes: number[] = [];
 let errorFrames = 0;
 let closes: Record<string, number> = {};
-const sockets: WebSocket[] = [];
-let open = 0;
+const sockets: RawWebSocket[] = [];
+/** Sessions subscribed and not closed. */
+const live = new Set<number>();
+/** After a `subscribe` command: the live sessions whose snapshot (sent at once) is still due. */
+let resubscribing: Set<number> | null = null;
 
-const asBuffer = (data: RawData): Buffer =>
-  Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
+function resubscribed(session: number): void {
+  resubscribing?.delete(session);
+  reportResubscribed();
+}
 
-function onFrame(session: number, data: Buffer, subscribed: () => void): void {
+function reportResubscribed(): void {
+  if (resubscribing?.size !== 0) return;
+  resubscribing = null;
+  post({ type: 'subscribed' });
+}
+
+function onFrame(session: number, message: MessageView, subscribed: () => void): void {
   const at = now();
-  const commandEnd = data.indexOf(NEWLINE);
-  const command = data.toString('latin1', 0, commandEnd);
+  const { prefix, suffix, length } = message;
+  const commandEnd = prefix.indexOf(NEWLINE);
+  const command = prefix.toString('latin1', 0, commandEnd);
   if (command === 'ERROR') {
     errorFrames++;
     return;
   }
   if (command !== 'MESSAGE') return;
   subscribed();
+  resubscribed(session);
   if (!recording) return;
-  const bodyStart = data.indexOf(HEADER_END) + HEADER_END.length;
-  const bodyBytes = data.length - bodyStart - 1;
-  const bodyEnd = bodyStart + bodyBytes;
+  const headerEnd = prefix.indexOf(HEADER_END);
+  if (headerEnd < 0) {
+    errorFrames++; // headers longer than PREFIX_BYTES: not a frame this server sends
+    return;
+  }
+  const bodyStart = headerEnd + HEADER_END.length;
+  const bodyEnd = length - 1; // the NUL
+  const bodyBytes = bodyEnd - bodyStart;
+  const headEnd = Math.min(prefix.length, bodyStart + HEAD_BYTES, bodyEnd);
+  const tailStart = suffix.length - 1 - Math.min(TAIL_BYTES, bodyBytes);
   const key =
-    `${bodyBytes}:${data.toString('latin1', bodyStart, Math.min(bodyEnd, bodyStart + HEAD_BYTES))}` +
-    `:${data.toString('latin1', Math.max(bodyStart, bodyEnd - TAIL_BYTES), bodyEnd)}`;
+    `${bodyBytes}:${prefix.toString('latin1', bodyStart, headEnd)}` +
+    `:${suffix.toString('latin1', tailStart, suffix.length - 1)}`;
   let id = keyIds.get(key);
   if (id === undefined) {
     id = keyBytes.length;
@@ -81,14 +105,7 @@ function onFrame(session: number, data: Buffer, subscribed: () => void): void {
 /** Opens one session; resolves once its first MESSAGE (the current snapshot) has arrived. */
 function openSession(session: number): Promise<void> {
   return new Promise((resolve, reject) => {
-    const socket = new WebSocket(options.url, ['v12.stomp'], {
-      perMessageDeflate: false,
-      // The bench reads under 2 KB of each body; validating 100 KB of UTF-8 per session would add to the spread.
-      skipUTF8Validation: true,
-    });
-    sockets.push(socket);
     let done = false;
-    let isOpen = false;
     const timer = setTimeout(
       () => fail(new Error(`session ${session}: no snapshot in 30 s`)),
       30_000,
@@ -103,22 +120,28 @@ function openSession(session: number): Promise<void> {
       if (done) return;
       done = true;
       clearTimeout(timer);
-      isOpen = true;
-      open++;
+      live.add(session);
       resolve();
     };
-    socket.on('open', () => {
-      socket.send(CONNECT);
-      socket.send(SUBSCRIBE);
+    const socket = openRawWebSocket({
+      url: options.url,
+      protocol: 'v12.stomp',
+      prefixBytes: PREFIX_BYTES,
+      suffixBytes: SUFFIX_BYTES,
+      onOpen: () => {
+        socket.sendText(CONNECT);
+        socket.sendText(SUBSCRIBE);
+      },
+      onMessage: (message) => onFrame(session, message, subscribed),
+      onError: (error) => fail(error),
+      onClose: (code) => {
+        live.delete(session);
+        resubscribed(session);
+        if (recording) closes[code] = (closes[code] ?? 0) + 1;
+        fail(new Error(`session ${session}: closed with ${code} before subscribing`));
+      },
     });
-    socket.on('message', (data) => onFrame(session, asBuffer(data), subscribed));
-    socket.on('error', (error) => fail(error));
-    socket.on('close', (code) => {
-      if (isOpen) open--;
-      isOpen = false;
-      if (recording) closes[code] = (closes[code] ?? 0) + 1;
-      fail(new Error(`session ${session}: closed with ${code} before subscribing`));
-    });
+    sockets.push(socket);
   });
 }
 
@@ -185,6 +208,14 @@ process.on('message', (raw: unknown) => {
       cpuAtStart = process.cpuUsage();
       recording = true;
       return;
+    case 'unsubscribe':
+      for (const socket of sockets) socket.sendText(UNSUBSCRIBE);
+      return;
+    case 'subscribe':
+      resubscribing = new Set(live);
+      for (const socket of sockets) socket.sendText(SUBSCRIBE);
+      reportResubscribed();
+      return;
     case 'window-end': {
       const windowEnd = now();
       const cpu = process.cpuUsage(cpuAtStart);
@@ -193,7 +224,7 @@ process.on('message', (raw: unknown) => {
         post({
           type: 'window',
           ticks: ticksSince(windowStart, windowEnd),
-          openSessions: open,
+          openSessions: live.size,
           closes,
           errorFrames,
           cpuPercent: (100 * (cpu.user + cpu.system)) / 1000 / (windowEnd - windowStart),
@@ -206,7 +237,7 @@ process.on('message', (raw: unknown) => {
       for (const socket of sockets) socket.close(1000);
       const started = Date.now();
       const wait = setInterval(() => {
-        const left = sockets.filter((s) => s.readyState !== WebSocket.CLOSED).length;
+        const left = sockets.filter((s) => !s.closed).length;
         if (left > 0 && Date.now() - started < 5000) return;
         clearInterval(wait);
         for (const socket of sockets) socket.terminate();
@@ -220,7 +251,7 @@ process.on('message', (raw: unknown) => {
 
 const opening = now();
 openAll().then(
-  () => post({ type: 'ready', sessions: open, openMs: now() - opening }),
+  () => post({ type: 'ready', sessions: live.size, openMs: now() - opening }),
   (error: unknown) => {
     process.stderr.write(
       `stomp subscribers: ${error instanceof Error ? error.message : String(error)}\n`,

@@ -1,6 +1,6 @@
 /**
- * STOMP fan-out from the bench's side: forks stomp-subscribers-process.ts (N raw `ws` sessions in
- * one process, subscribed to /topic/metrics), opens a measurement window and reads per-tick spreads.
+ * STOMP fan-out from the bench's side: forks stomp-subscribers-process.ts (N sessions in one
+ * process, subscribed to /topic/metrics), opens measurement windows and reads per-tick spreads.
  */
 import { forkLoadChild, type LoadChild } from './load-child.ts';
 
@@ -13,6 +13,8 @@ export interface SubscribersOptions {
 
 export type SubscribersIn =
   | { readonly type: 'window-start' }
+  | { readonly type: 'unsubscribe' }
+  | { readonly type: 'subscribe' }
   | { readonly type: 'window-end'; readonly graceMs: number }
   | { readonly type: 'close' };
 
@@ -46,12 +48,20 @@ export interface SubscribersWindow {
   readonly windowMs: number;
 }
 
-export type SubscribersOut = SubscribersReady | SubscribersWindow | { readonly type: 'closed' };
+export type SubscribersOut =
+  | SubscribersReady
+  | SubscribersWindow
+  | { readonly type: 'subscribed' }
+  | { readonly type: 'closed' };
 
 export interface Subscribers {
   readonly pid: number;
   readonly ready: SubscribersReady;
   windowStart(): void;
+  /** Every session sends UNSUBSCRIBE; the service acts on it within milliseconds. */
+  unsubscribe(): void;
+  /** Every session sends SUBSCRIBE; resolves once each has its snapshot (sent at once). */
+  subscribe(): Promise<void>;
   /** Ends the window; ticks that began inside it are reported after `graceMs` for stragglers. */
   windowEnd(graceMs: number): Promise<SubscribersWindow>;
   close(): Promise<void>;
@@ -69,6 +79,12 @@ export async function startSubscribers(options: SubscribersOptions): Promise<Sub
     pid: child.pid,
     ready,
     windowStart: () => child.send({ type: 'window-start' }),
+    unsubscribe: () => child.send({ type: 'unsubscribe' }),
+    subscribe: async () => {
+      const done = child.next('subscribed', 60_000);
+      child.send({ type: 'subscribe' });
+      await done;
+    },
     windowEnd: async (graceMs) => {
       const reply = child.next('window', graceMs + 60_000);
       child.send({ type: 'window-end', graceMs });
@@ -80,6 +96,25 @@ export async function startSubscribers(options: SubscribersOptions): Promise<Sub
         await child.next('closed', 30_000).catch(() => child.kill());
         await child.exited;
       })()),
+  };
+}
+
+/** Several windows as one: their ticks, closes and ERROR frames, and their CPU over their time. */
+export function mergeWindows(windows: readonly SubscribersWindow[]): SubscribersWindow {
+  const windowMs = windows.reduce((sum, w) => sum + w.windowMs, 0);
+  const closes: Record<string, number> = {};
+  for (const w of windows) {
+    for (const [code, n] of Object.entries(w.closes)) closes[code] = (closes[code] ?? 0) + n;
+  }
+  return {
+    type: 'window',
+    ticks: windows.flatMap((w) => w.ticks),
+    openSessions: windows.at(-1)?.openSessions ?? 0,
+    closes,
+    errorFrames: windows.reduce((sum, w) => sum + w.errorFrames, 0),
+    cpuPercent:
+      windows.reduce((sum, w) => sum + w.cpuPercent * w.windowMs, 0) / Math.max(1, windowMs),
+    windowMs,
   };
 }
 

@@ -1,5 +1,11 @@
 // Fan-out of MESSAGE frames to subscribed sockets, respecting each socket's backpressure.
 // Runs on the front thread. Knows sockets only through BroadcastSocket, so it is testable without uWS.
+//
+// One send per session, deliberately not uWS pub/sub (ws.subscribe + app.publish): uWS writes a
+// message of 16 KiB or more to a socket that is in no topic straight from our buffer (one writev,
+// no copy); a socket in a topic gets a malloc and a copy of the whole frame on every send, published
+// or not. Measured with 1,000 sessions x 102 KB: about 30 ms of front-thread CPU per tick either
+// way in the kernel, plus 0-3 ms of user time here against 11-15 ms with topics.
 import { escapeHeader } from './frame.ts';
 import type { Destination } from './session.ts';
 

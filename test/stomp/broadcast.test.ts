@@ -178,6 +178,67 @@ void t.test('hard limit and dropped sends close the socket', (t) => {
 });
 
 void t.test(
+  'real sockets: large and small publishes, each session with its own subscription header',
+  async (t) => {
+    const server = await startServer();
+    t.teardown(() => server.stop());
+    const escaped = await connectRaw(server.url());
+    const plain = new RawClient(server.url(), ['v10.stomp']);
+    await plain.opened;
+    plain.send('CONNECT\n\n\0');
+    await plain.waitFrames(1);
+    const other = await connectRaw(server.url());
+    const wire = new Map<RawClient, string[]>();
+    const subscribe: Array<[RawClient, string]> = [
+      [escaped, 'id:m\\c1'],
+      [plain, 'id:m:1'],
+      [other, 'id:x'],
+    ];
+    for (const [c, idHeader] of subscribe) {
+      c.send(`SUBSCRIBE\n${idHeader}\ndestination:/topic/metrics\nreceipt:r\n\n\0`);
+      await c.waitFrames(2);
+      const messages: string[] = [];
+      c.ws.on('message', (data: Buffer) => messages.push(data.toString('utf8')));
+      wire.set(c, messages);
+    }
+
+    // Above 16 KiB uWS writes a message straight from the shared buffer; below, it copies it.
+    const large = JSON.stringify({ pad: 'ü'.repeat(100_000) });
+    const bodies = [large, '{"small":1}', large];
+    for (const body of bodies) server.endpoint.publish('/topic/metrics', body);
+    for (const [c] of subscribe) await c.waitFrames(2 + bodies.length);
+
+    const expected: Array<[RawClient, string, string]> = [
+      [escaped, 'm:1', 'subscription:m\\c1\n'],
+      [plain, 'm:1', 'subscription:m:1\n'],
+      [other, 'x', 'subscription:x\n'],
+    ];
+    for (const [c, subscription, onWire] of expected) {
+      const messages = c.frames.slice(2);
+      t.same(
+        messages.map((m) => m.body),
+        bodies,
+        `${subscription}: every body, whole, in order`,
+      );
+      for (const m of messages) {
+        t.match(m.headers, {
+          destination: '/topic/metrics',
+          subscription,
+          'content-length': String(Buffer.byteLength(m.body)),
+        });
+      }
+      t.equal(new Set(messages.map((m) => m.headers['message-id'])).size, bodies.length);
+      t.ok(
+        wire.get(c)?.every((w) => w.includes(onWire)),
+        `${subscription}: the header as sent (${onWire.trim()})`,
+      );
+    }
+    t.match(server.endpoint.stats(), { delivered: 3 * bodies.length, skipped: 0, closedSlow: 0 });
+    for (const [c] of subscribe) c.ws.close();
+  },
+);
+
+void t.test(
   'real sockets: a client that never reads is skipped, then closed; others keep up',
   async (t) => {
     const server = await startServer({
