@@ -54,6 +54,8 @@ interface Route<S> {
   readonly destination: Destination;
   /** The MESSAGE header block up to `message-id:`, fixed for the subscription's lifetime. */
   readonly headPrefix: string;
+  /** Repeat the message-id as `ack` (STOMP 1.2 client / client-individual subscriptions). */
+  readonly ackHeader: boolean;
 }
 
 interface EncodedBody {
@@ -88,7 +90,13 @@ export class Broadcaster<S extends BroadcastSocket> {
     return n;
   }
 
-  add(socket: S, owner: SubscriberOwner, subscriptionId: string, destination: Destination): void {
+  add(
+    socket: S,
+    owner: SubscriberOwner,
+    subscriptionId: string,
+    destination: Destination,
+    ackHeader = false,
+  ): void {
     this.remove(socket, subscriptionId);
     let target = this.targets.get(socket);
     if (target === undefined) {
@@ -102,6 +110,7 @@ export class Broadcaster<S extends BroadcastSocket> {
       headPrefix:
         `MESSAGE\ndestination:${esc(destination)}\ncontent-type:application/json\n` +
         `subscription:${esc(subscriptionId)}\nmessage-id:`,
+      ackHeader,
     };
     target.routes.set(subscriptionId, route);
     let routes = this.byDestination.get(destination);
@@ -173,7 +182,12 @@ export class Broadcaster<S extends BroadcastSocket> {
       return;
     }
     target.overSoftSince = null;
-    const head = route.headPrefix + target.owner.nextMessageId() + body.contentLengthLine;
+    const messageId = target.owner.nextMessageId();
+    const head =
+      route.headPrefix +
+      messageId +
+      (route.ackHeader ? `\nack:${messageId}` : '') +
+      body.contentLengthLine;
     const headBytes = Buffer.byteLength(head, 'utf8');
     let message: Buffer;
     if (headBytes <= body.bodyOffset) {

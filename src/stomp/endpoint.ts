@@ -217,7 +217,7 @@ export function attachStomp(app: TemplatedApp, options: StompEndpointOptions): S
           ws.send(action.data, false);
           break;
         case 'subscribe': {
-          broadcaster.add(ws, session, action.id, action.destination);
+          broadcaster.add(ws, session, action.id, action.destination, action.ackHeader);
           if (action.destination === '/topic/metrics') {
             const snapshot = currentSnapshot();
             if (snapshot !== null) broadcaster.sendTo(ws, action.id, snapshot, now);

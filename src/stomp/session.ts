@@ -37,9 +37,18 @@ export const CLOSE_PROTOCOL_ERROR = 1002;
 export const CLOSE_POLICY = 1008;
 export const CLOSE_TOO_BIG = 1009;
 
+/** SUBSCRIBE `ack` modes. Every MESSAGE counts as settled when sent, so ACK / NACK change nothing. */
+const ACK_MODES: readonly string[] = ['auto', 'client', 'client-individual'];
+
 export type SessionAction =
   | { readonly type: 'send'; readonly data: Uint8Array }
-  | { readonly type: 'subscribe'; readonly id: string; readonly destination: Destination }
+  | {
+      readonly type: 'subscribe';
+      readonly id: string;
+      readonly destination: Destination;
+      /** STOMP 1.2 `client` / `client-individual` mode: each MESSAGE must carry an `ack` header. */
+      readonly ackHeader: boolean;
+    }
   | { readonly type: 'unsubscribe'; readonly id: string; readonly destination: Destination }
   | { readonly type: 'close'; readonly code: number; readonly reason: string };
 
@@ -301,6 +310,17 @@ export class StompSession {
       this.error(actions, now, 'duplicate subscription id', `id ${id} is already in use`, frame);
       return;
     }
+    const ack = frame.headers.get('ack') ?? 'auto';
+    if (!ACK_MODES.includes(ack)) {
+      this.error(
+        actions,
+        now,
+        'invalid ack mode',
+        `ack must be one of ${ACK_MODES.join(', ')}, got '${ack}'`,
+        frame,
+      );
+      return;
+    }
     if (this.subscriptions.size >= this.config.maxSubscriptions) {
       this.error(
         actions,
@@ -312,7 +332,12 @@ export class StompSession {
       return;
     }
     this.subscriptions.set(id, destination);
-    actions.push({ type: 'subscribe', id, destination });
+    actions.push({
+      type: 'subscribe',
+      id,
+      destination,
+      ackHeader: ack !== 'auto' && this.version === '1.2',
+    });
     this.receipt(frame, actions, now);
   }
 

@@ -78,6 +78,18 @@ void t.test('one body, per-subscription heads; each frame decodes', (t) => {
   t.end();
 });
 
+void t.test('a subscription that acknowledges gets its message-id again as ack', (t) => {
+  const { b } = setup();
+  const socket = new FakeSocket();
+  b.add(socket, new FakeOwner('a'), 'c', '/topic/metrics', true);
+  b.publish('/topic/metrics', '{}', 0);
+  const decoded = new FrameDecoder(1 << 16).push(Buffer.from(socket.sent[0] ?? ''));
+  const headers = Object.fromEntries(decoded.frames[0]?.headers ?? []);
+  t.equal(headers['message-id'], 'a-1');
+  t.equal(headers.ack, 'a-1');
+  t.end();
+});
+
 void t.test('very long heads fall back to a concatenation', (t) => {
   const { b } = setup();
   const s = new FakeSocket();

@@ -313,3 +313,28 @@ void t.test('message ids are unique per session', (t) => {
   t.match([...ids][0], /^7-/);
   t.end();
 });
+
+void t.test('SUBSCRIBE ack modes: explicit ones ask for an ack header in STOMP 1.2', (t) => {
+  const subscribe = (version: string, ack: string | null): SessionAction[] => {
+    const s = open();
+    send(s, `CONNECT\naccept-version:${version}\nheart-beat:0,0\nhost:x\n\n\0`);
+    const header = ack === null ? '' : `ack:${ack}\n`;
+    return s.receive(Buffer.from(`SUBSCRIBE\nid:m\ndestination:/topic/metrics\n${header}\n\0`), 0);
+  };
+  const ackHeaderOf = (actions: SessionAction[]): boolean | string => {
+    const [action] = actions;
+    return action?.type === 'subscribe' ? action.ackHeader : `not a subscribe: ${action?.type}`;
+  };
+  t.equal(ackHeaderOf(subscribe('1.2', null)), false, 'no ack header: auto');
+  t.equal(ackHeaderOf(subscribe('1.2', 'auto')), false);
+  t.equal(ackHeaderOf(subscribe('1.2', 'client')), true);
+  t.equal(ackHeaderOf(subscribe('1.2', 'client-individual')), true);
+  t.equal(ackHeaderOf(subscribe('1.1', 'client')), false, '1.1 acknowledges by message-id');
+  const s = open();
+  send(s, 'CONNECT\naccept-version:1.2\nheart-beat:0,0\nhost:x\n\n\0');
+  t.match(send(s, 'SUBSCRIBE\nid:m\ndestination:/topic/metrics\nack:sometimes\n\n\0'), [
+    { command: 'ERROR', headers: { message: 'invalid ack mode' } },
+    'close 1002',
+  ]);
+  t.end();
+});
