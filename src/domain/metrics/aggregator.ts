@@ -9,7 +9,8 @@ import { DEFAULT_METRICS_LIMITS, type MetricsLimits } from './metrics-limits.ts'
 import { MetricsState } from './metrics-state.ts';
 import { recordEvents } from './record-events.ts';
 import type { MetricsSnapshot } from './snapshot.ts';
-import { valueOver, windowRange } from './window-values.ts';
+import { WindowReads, type SlotValues } from './window-reads.ts';
+import { WindowTable } from './window-table.ts';
 
 export interface AggregatorOptions extends Partial<MetricsLimits> {
   /** Epoch ms; read once per call. Defaults to Date.now. */
@@ -60,14 +61,19 @@ export class Aggregator implements WindowedMetrics {
     this.state = new MetricsState(this.limits, this.now());
   }
 
-  value(ref: MetricRef, windowMinutes: number): number {
+  valuesOf(reads: WindowReads): SlotValues {
     const now = this.tick();
-    return valueOver(this.state, ref, windowRange(this.state, windowMinutes, false), now);
+    return new WindowTable(this.state, now, reads);
   }
 
+  /** `ref` over the last `windowMinutes`: one value (many at one moment: valuesOf). */
+  value(ref: MetricRef, windowMinutes: number): number {
+    return this.valueAt(ref, windowMinutes, false);
+  }
+
+  /** `ref` over the `windowMinutes` before the last `windowMinutes` (RATE_CHANGE's baseline). */
   previousValue(ref: MetricRef, windowMinutes: number): number {
-    const now = this.tick();
-    return valueOver(this.state, ref, windowRange(this.state, windowMinutes, true), now);
+    return this.valueAt(ref, windowMinutes, true);
   }
 
   hasKey(map: IndexedMetric, key: string): boolean {
@@ -81,6 +87,12 @@ export class Aggregator implements WindowedMetrics {
         return index >= 0 && this.state.severitiesSeen[index] === true;
       }
     }
+  }
+
+  private valueAt(ref: MetricRef, windowMinutes: number, previous: boolean): number {
+    const reads = new WindowReads();
+    const slot = reads.slot(ref, windowMinutes, previous);
+    return this.valuesOf(reads).get(slot);
   }
 
   /** Reads the clock once and moves the 24 h forward to it. */

@@ -22,7 +22,7 @@ export function buildSnapshot(state: MetricsState, now: number): MetricsSnapshot
   const current = currentThroughput(state.seconds, now);
   const overall = state.overallLatency.stats();
   const peak = peakOfRetention(state);
-  const live = windowRange(state, RETENTION_MINUTES, false);
+  const live = windowRange(state, RETENTION_MINUTES);
   return {
     summary: {
       totalEvents: totals.events,
@@ -130,7 +130,7 @@ function peakOfRetention(state: MetricsState): { count: number; at: number } {
 }
 
 function timeWindow(state: MetricsState, minutes: number): TimeWindowStats {
-  const range = windowRange(state, minutes, false);
+  const range = windowRange(state, minutes);
   let events = 0;
   let errors = 0;
   let latencySum = 0;

@@ -27,10 +27,6 @@ export class LatencyHistograms {
       if (source.totalCount > 0) target.add(source);
     },
   });
-  /** The last merged window, reused while nothing was recorded (p50, p95, p99 of one rule). */
-  private readonly merged = newHistogram();
-  private mergedKey = '';
-  private version = 0;
   // hdr's recordValue costs ~100 ns; whole-ms latencies repeat, so a batch's small values are
   // counted here first and handed to the minute's histogram once per distinct value (flush).
   private pendingMinute = -1;
@@ -41,7 +37,6 @@ export class LatencyHistograms {
   /** Hot path: one latency (whole ms, clamped to the histogram's range) received in `minute`. */
   record(minute: number, latencyMs: number): void {
     const value = Math.min(Math.round(latencyMs), HISTOGRAM_MAX_LATENCY_MS);
-    this.version++;
     if (value >= PENDING_VALUES) {
       this.series.at(minute).recordValue(value);
       return;
@@ -65,19 +60,21 @@ export class LatencyHistograms {
     this.touchedCount = 0;
   }
 
-  /**
-   * Nearest-rank `percentile` of the latencies received in minutes `from`..`to` (inside the 24 h):
-   * hdr's getValueAtPercentile takes rank ceil(p/100 · n); values above 255 ms are the top of their
-   * 1 % bucket. 0 when the window has none.
-   */
-  percentile(from: number, to: number, currentMinute: number, percentile: number): number {
-    const key = `${from}:${to}:${currentMinute}:${this.version}`;
+  /** An empty merge for mergeInto (every histogram here has the same layout). */
+  createMerge(): Histogram {
+    return newHistogram();
+  }
+
+  /** Adds the latencies received in minutes `from`..`to` (inside the 24 h) to `merge`. */
+  mergeInto(merge: Histogram, from: number, to: number, currentMinute: number): void {
     this.flush();
-    if (key !== this.mergedKey) {
-      this.merged.reset();
-      this.series.mergeRange(this.merged, from, to, currentMinute);
-      this.mergedKey = key;
-    }
-    return this.merged.totalCount === 0 ? 0 : this.merged.getValueAtPercentile(percentile);
+    this.series.mergeRange(merge, from, to, currentMinute);
   }
 }
+
+/**
+ * Nearest-rank `percentile` of a merge: hdr's getValueAtPercentile takes rank ceil(p/100 · n); values
+ * above 255 ms are the top of their 1 % bucket. 0 when the merge is empty.
+ */
+export const percentileOf = (merge: Histogram, percentile: number): number =>
+  merge.totalCount === 0 ? 0 : merge.getValueAtPercentile(percentile);

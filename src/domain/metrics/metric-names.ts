@@ -2,6 +2,8 @@
  * @module The metric names that rules may use (spec 2.8), parsed into references. Shared by the
  * aggregator (which answers them over a window) and the rule validator / evaluator.
  */
+import type { SlotValues, WindowReads } from './window-reads.ts';
+
 export const SCALAR_METRICS = [
   'totalEvents',
   'eventsPerSecond',
@@ -40,27 +42,33 @@ export const COUNT_METRICS: ReadonlySet<string> = new Set([
 
 const INDEXED_FORM = /^(eventsByType|eventsBySource|eventsBySeverity)\[(.+)\]$/s;
 
-/** Parses `errorRate` or `eventsByType[checkout.paid]`; null when it is not a metric name. */
+/**
+ * Parses `errorRate` or `eventsByType[checkout.paid]`; null when it is not a metric name. The names
+ * in the result are the constants above, not copies of the input: the per-tick switches on them
+ * then compare interned strings by address.
+ */
 export function parseMetricName(name: string): MetricRef | null {
-  if ((SCALAR_METRICS as readonly string[]).includes(name)) {
-    return { kind: 'scalar', name: name as ScalarMetric };
-  }
+  const scalar = SCALAR_METRICS.find((metric) => metric === name);
+  if (scalar !== undefined) return { kind: 'scalar', name: scalar };
   const match = INDEXED_FORM.exec(name);
-  if (match === null) return null;
-  return { kind: 'indexed', map: match[1] as IndexedMetric, key: match[2] as string };
+  const map = INDEXED_METRICS.find((metric) => metric === match?.[1]);
+  if (match === null || map === undefined) return null;
+  return { kind: 'indexed', map, key: match[2] as string };
 }
 
 export const formatMetricName = (ref: MetricRef): string =>
   ref.kind === 'scalar' ? ref.name : `${ref.map}[${ref.key}]`;
 
 /**
- * What the rule evaluator reads: each metric's value over the last `windowMinutes` (the current,
- * partial minute plus the N-1 before it, DESIGN 4), and whether an indexed key has been seen.
+ * What the rule evaluator reads: metrics over windows (the last N minutes = the current, partial
+ * minute plus the N-1 before it, DESIGN 4, or the N before those), and whether a key has been seen.
  */
 export interface WindowedMetrics {
-  value(ref: MetricRef, windowMinutes: number): number;
-  /** Value over the `windowMinutes` that end where the last `windowMinutes` begin (RATE_CHANGE). */
-  previousValue(ref: MetricRef, windowMinutes: number): number;
+  /**
+   * The values of `reads` at one moment (one clock reading), each computed at most once. Read them
+   * at once: they are not kept up to date.
+   */
+  valuesOf(reads: WindowReads): SlotValues;
   /** True when some event since start or the last reset used this key. */
   hasKey(map: IndexedMetric, key: string): boolean;
 }

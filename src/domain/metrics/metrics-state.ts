@@ -7,6 +7,7 @@ import { LatencyHistograms } from './latency-histograms.ts';
 import { LatencyWindow } from './latency-window.ts';
 import { type MetricsLimits, RETENTION_MINUTES } from './metrics-limits.ts';
 import { MinuteBuckets } from './minute-buckets.ts';
+import { PastWindows } from './past-windows.ts';
 import { RetentionTotals } from './retention-totals.ts';
 import { SecondRing } from './second-ring.ts';
 import { hourOfMinute, minuteOf } from './time.ts';
@@ -26,6 +27,8 @@ export class MetricsState {
   readonly sourceLatency: (LatencyWindow | undefined)[] = [];
   readonly users: UserTracker;
   readonly userSketches = new UserSketches();
+  /** Rule values over past windows, kept across evaluation ticks. */
+  readonly pastWindows = new PastWindows();
   /** Index in SEVERITIES -> some event since start / reset had it (hasKey). */
   readonly severitiesSeen = [false, false, false, false];
   /** The minute of the clock's latest reading (never goes back); the 24 h end with it. */

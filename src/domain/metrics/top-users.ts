@@ -40,7 +40,7 @@ export class UserTracker {
   private readonly lastSeenStamps = new Float64Array(RETENTION_MINUTES).fill(-1);
   private oldestMinute = 0;
   /** Newest last-seen minute of a user forgotten (past the cap) while still inside the 24 h. */
-  private forgottenThrough = -1;
+  private lastForgotten = -1;
 
   constructor(private readonly maxUsers: number) {}
 
@@ -86,17 +86,27 @@ export class UserTracker {
    * past the cap may have been seen in that range (then only an estimate is possible).
    */
   exactSince(from: number, currentMinute: number): number | null {
-    if (this.forgottenThrough >= from) return null;
+    if (this.lastForgotten >= from) return null;
     let count = 0;
     for (
       let minute = Math.max(from, currentMinute - RETENTION_MINUTES + 1);
       minute <= currentMinute;
       minute++
     ) {
-      const slot = minute % RETENTION_MINUTES;
-      if (this.lastSeenStamps[slot] === minute) count += this.lastSeenCounts[slot]!;
+      count += this.lastSeenIn(minute);
     }
     return count;
+  }
+
+  /** Distinct users of a range ending now are exact only when it starts after this minute. */
+  get forgottenThrough(): number {
+    return this.lastForgotten;
+  }
+
+  /** How many tracked users were last seen in `minute` (inside the 24 h). */
+  lastSeenIn(minute: number): number {
+    const slot = minute % RETENTION_MINUTES;
+    return this.lastSeenStamps[slot] === minute ? this.lastSeenCounts[slot]! : 0;
   }
 
   /** The `k` users with most events (ties: latest lastSeen first, then userId). */
@@ -136,7 +146,7 @@ export class UserTracker {
     if (this.slots.size >= this.maxUsers && this.head !== NONE) {
       const forgotten = minuteOf(this.lastSeen[this.head]!);
       if (forgotten >= this.oldestMinute) {
-        this.forgottenThrough = Math.max(this.forgottenThrough, forgotten);
+        this.lastForgotten = Math.max(this.lastForgotten, forgotten);
       }
       this.remove(this.head);
     }

@@ -22,7 +22,12 @@ export class UserSketches {
   estimate(from: number, to: number, currentMinute: number): number {
     if (to < from) return 0;
     this.union.clear();
-    this.series.mergeRange(this.union, from, to, currentMinute);
+    this.mergeInto(this.union, from, to, currentMinute);
     return Math.round(this.union.estimate());
+  }
+
+  /** Adds the users seen in minutes `from`..`to` (inside the 24 h) to `union`. */
+  mergeInto(union: HyperLogLog, from: number, to: number, currentMinute: number): void {
+    this.series.mergeRange(union, from, to, currentMinute);
   }
 }

@@ -1,9 +1,13 @@
 /**
  * @module Evaluates a rule's condition against windowed metrics: one function for the rule test and
- * for the live 1 s evaluation in the metrics actor. Rules are prepared once (metric names parsed,
- * operators resolved, cached per config object); the boolean path allocates nothing.
+ * for the live 1 s evaluation in the metrics actor. Rules are prepared once per rule set: metric
+ * names parsed, each (metric, window) read interned as a slot of the set's WindowReads (so a tick
+ * computes each value once), and the yes / no compiled into the set's ConditionProgram, which
+ * allocates nothing. The detailed path walks the prepared tree.
  */
 import { parseMetricName, type MetricRef, type WindowedMetrics } from '../metrics/metric-names.ts';
+import { WindowReads, type SlotValues } from '../metrics/window-reads.ts';
+import { ConditionProgram } from './condition-program.ts';
 import {
   OPERATORS,
   isConditionNode,
@@ -31,6 +35,8 @@ interface PreparedLeaf {
   readonly operator: OperatorName;
   readonly threshold: number;
   readonly windowMinutes: number;
+  /** Where its value over its window is read (WindowReads). */
+  readonly slot: number;
   /** Position among the leaves: index of its value in the detailed path. */
   readonly index: number;
 }
@@ -40,15 +46,32 @@ interface PreparedNode {
 }
 type PreparedCondition = PreparedLeaf | PreparedNode;
 
+/** What the rules of one set share: the values they read, and their compiled yes / no. */
+export class PreparedSet {
+  readonly reads = new WindowReads();
+  readonly program = new ConditionProgram();
+}
+
 /** A rule ready for evaluation; build it once per rule (change), evaluate it every tick. */
-export type PreparedRule =
+export type PreparedRule = (
   | {
       readonly kind: 'threshold';
       readonly root: PreparedCondition;
       readonly leaves: readonly PreparedLeaf[];
     }
-  | { readonly kind: 'rate-change'; readonly leaf: PreparedLeaf }
-  | { readonly kind: 'not-evaluated'; readonly ruleType: RuleType };
+  | {
+      readonly kind: 'rate-change';
+      readonly leaf: PreparedLeaf;
+      /** The leaf's metric, and totalEvents, over the window before its window. */
+      readonly previousSlot: number;
+      readonly baselineSlot: number;
+    }
+  | { readonly kind: 'not-evaluated'; readonly ruleType: RuleType }
+) & {
+  /** Its yes / no: where it starts in its set's program. */
+  readonly program: ConditionProgram;
+  readonly start: number;
+};
 
 const TOTAL_EVENTS: MetricRef = { kind: 'scalar', name: 'totalEvents' };
 
@@ -69,7 +92,11 @@ function compare(value: number, operator: OperatorName, threshold: number): bool
   }
 }
 
-function prepareLeaf(leaf: ConditionLeaf, leaves: PreparedLeaf[]): PreparedLeaf {
+function prepareLeaf(
+  leaf: ConditionLeaf,
+  leaves: PreparedLeaf[],
+  reads: WindowReads,
+): PreparedLeaf {
   const ref = parseMetricName(leaf.metric);
   if (ref === null) throw new Error(`Unvalidated ruleConfig: unknown metric '${leaf.metric}'`);
   const prepared: PreparedLeaf = {
@@ -79,73 +106,76 @@ function prepareLeaf(leaf: ConditionLeaf, leaves: PreparedLeaf[]): PreparedLeaf 
     operator: leaf.operator,
     threshold: leaf.threshold,
     windowMinutes: leaf.windowMinutes,
+    slot: reads.slot(ref, leaf.windowMinutes, false),
     index: leaves.length,
   };
   leaves.push(prepared);
   return prepared;
 }
 
-function prepareCondition(condition: Condition, leaves: PreparedLeaf[]): PreparedCondition {
-  if (!isConditionNode(condition)) return prepareLeaf(condition, leaves);
-  return {
-    kind: condition.logicalOperator,
-    children: condition.conditions.map((c) => prepareCondition(c, leaves)),
-  };
+function prepareCondition(
+  condition: Condition,
+  leaves: PreparedLeaf[],
+  set: PreparedSet,
+): PreparedCondition {
+  if (!isConditionNode(condition)) {
+    const leaf = prepareLeaf(condition, leaves, set.reads);
+    set.program.leaf(leaf.operator, leaf.slot, leaf.threshold);
+    return leaf;
+  }
+  const at = set.program.open(condition.logicalOperator);
+  const children = condition.conditions.map((c) => prepareCondition(c, leaves, set));
+  set.program.close(at);
+  return { kind: condition.logicalOperator, children };
 }
 
 /**
- * Prepares a validated config (the output of validateRuleConfig for `ruleType`); throws on an
- * unknown metric, which only an unvalidated config can hold.
+ * Prepares a validated config (the output of validateRuleConfig for `ruleType`) into `set`; throws
+ * on an unknown metric, which only an unvalidated config can hold.
  */
-export function prepareRule(ruleType: RuleType, config: RuleConfig): PreparedRule {
+export function prepareRule(
+  ruleType: RuleType,
+  config: RuleConfig,
+  set: PreparedSet,
+): PreparedRule {
+  const { program } = set;
+  const start = program.size;
   switch (ruleType) {
     case 'THRESHOLD': {
       const leaves: PreparedLeaf[] = [];
-      const root = prepareCondition(config as Condition, leaves);
-      return { kind: 'threshold', root, leaves };
+      const root = prepareCondition(config as Condition, leaves, set);
+      return { kind: 'threshold', root, leaves, program, start };
     }
-    case 'RATE_CHANGE':
-      return { kind: 'rate-change', leaf: prepareLeaf(config as ConditionLeaf, []) };
+    case 'RATE_CHANGE': {
+      const leaf = prepareLeaf(config as ConditionLeaf, [], set.reads);
+      const previousSlot = set.reads.slot(leaf.ref, leaf.windowMinutes, true);
+      const baselineSlot = set.reads.slot(TOTAL_EVENTS, leaf.windowMinutes, true);
+      program.rateChange(leaf.operator, leaf.threshold, {
+        current: leaf.slot,
+        previous: previousSlot,
+        baseline: baselineSlot,
+      });
+      return { kind: 'rate-change', leaf, previousSlot, baselineSlot, program, start };
+    }
     case 'ANOMALY':
     case 'PATTERN':
-      return { kind: 'not-evaluated', ruleType };
+      program.never();
+      return { kind: 'not-evaluated', ruleType, program, start };
   }
 }
 
-function holdsCondition(node: PreparedCondition, metrics: WindowedMetrics): boolean {
-  switch (node.kind) {
-    case 'leaf':
-      return compare(metrics.value(node.ref, node.windowMinutes), node.operator, node.threshold);
-    case 'AND':
-      for (const child of node.children) if (!holdsCondition(child, metrics)) return false;
-      return true;
-    case 'OR':
-      for (const child of node.children) if (holdsCondition(child, metrics)) return true;
-      return false;
-    case 'NOT':
-      return !holdsCondition(node.children[0] as PreparedCondition, metrics);
-  }
-}
-
-/** Percent change of a RATE_CHANGE leaf's metric; NaN when there is no baseline. */
-function quickChange(leaf: PreparedLeaf, metrics: WindowedMetrics): number {
-  const w = leaf.windowMinutes;
-  if (metrics.previousValue(TOTAL_EVENTS, w) === 0) return Number.NaN;
-  const previous = metrics.previousValue(leaf.ref, w);
-  const current = metrics.value(leaf.ref, w);
-  if (previous === 0) return current === 0 ? 0 : Number.NaN;
-  return ((current - previous) / previous) * 100;
-}
+type RateChangeRule = Extract<PreparedRule, { kind: 'rate-change' }>;
 
 /** The percent change with both values, or why there is none. */
 function percentChange(
-  leaf: PreparedLeaf,
-  metrics: WindowedMetrics,
+  rule: RateChangeRule,
+  values: SlotValues,
 ): { current: number; previous: number; change: number | null; note?: string } {
+  const { leaf } = rule;
   const w = leaf.windowMinutes;
-  const current = metrics.value(leaf.ref, w);
-  const previous = metrics.previousValue(leaf.ref, w);
-  if (metrics.previousValue(TOTAL_EVENTS, w) === 0) {
+  const current = values.get(leaf.slot);
+  const previous = values.get(rule.previousSlot);
+  if (values.get(rule.baselineSlot) === 0) {
     return {
       current,
       previous,
@@ -168,19 +198,9 @@ function percentChange(
   };
 }
 
-/** The boolean path: short-circuits and allocates nothing. */
-export function holds(rule: PreparedRule, metrics: WindowedMetrics): boolean {
-  switch (rule.kind) {
-    case 'threshold':
-      return holdsCondition(rule.root, metrics);
-    case 'rate-change': {
-      const change = quickChange(rule.leaf, metrics);
-      return !Number.isNaN(change) && compare(change, rule.leaf.operator, rule.leaf.threshold);
-    }
-    case 'not-evaluated':
-      return false;
-  }
-}
+/** The boolean path (the compiled program): short-circuits and allocates nothing. */
+export const holds = (rule: PreparedRule, values: SlotValues): boolean =>
+  rule.program.holds(rule.start, values);
 
 const leafText = (leaf: PreparedLeaf, value: number, label = leaf.metric): string =>
   `${label} ${value} ${OPERATORS[leaf.operator]} ${leaf.threshold}`;
@@ -256,10 +276,10 @@ function valuesRecord(
 }
 
 /** The detailed path: every value read once, the matched conditions, and a note when relevant. */
-export function explainRule(rule: PreparedRule, metrics: WindowedMetrics): EvaluationResult {
+export function explainRule(rule: PreparedRule, slots: SlotValues): EvaluationResult {
   switch (rule.kind) {
     case 'threshold': {
-      const values = rule.leaves.map((l) => metrics.value(l.ref, l.windowMinutes));
+      const values = rule.leaves.map((l) => slots.get(l.slot));
       const wouldTrigger = truth(rule.root, values);
       const matchedConditions: string[] = [];
       if (wouldTrigger) explain(rule.root, values, matchedConditions);
@@ -267,7 +287,7 @@ export function explainRule(rule: PreparedRule, metrics: WindowedMetrics): Evalu
     }
     case 'rate-change': {
       const { leaf } = rule;
-      const { current, previous, change, note } = percentChange(leaf, metrics);
+      const { current, previous, change, note } = percentChange(rule, slots);
       const currentValues: Record<string, number> = {
         [leaf.metric]: current,
         [`previous(${leaf.metric})`]: previous,
@@ -292,18 +312,22 @@ export function explainRule(rule: PreparedRule, metrics: WindowedMetrics): Evalu
   }
 }
 
-/** Prepared rules by config object: a live evaluator that keeps its configs pays parsing once. */
-const prepared = new WeakMap<
-  object,
-  { readonly ruleType: RuleType; readonly rule: PreparedRule }
->();
+interface Alone {
+  readonly ruleType: RuleType;
+  readonly rule: PreparedRule;
+  readonly reads: WindowReads;
+}
 
-function cachedPrepare(ruleType: RuleType, config: RuleConfig): PreparedRule {
+/** Rules prepared alone (a set of one), by config object: a caller that keeps configs parses once. */
+const prepared = new WeakMap<object, Alone>();
+
+function cachedPrepare(ruleType: RuleType, config: RuleConfig): Alone {
   const hit = prepared.get(config);
-  if (hit !== undefined && hit.ruleType === ruleType) return hit.rule;
-  const rule = prepareRule(ruleType, config);
-  prepared.set(config, { ruleType, rule });
-  return rule;
+  if (hit !== undefined && hit.ruleType === ruleType) return hit;
+  const set = new PreparedSet();
+  const alone = { ruleType, rule: prepareRule(ruleType, config, set), reads: set.reads };
+  prepared.set(config, alone);
+  return alone;
 }
 
 /** Would the rule trigger now? Detailed result for tests and alerts. */
@@ -312,14 +336,16 @@ export function evaluateRule(
   config: RuleConfig,
   metrics: WindowedMetrics,
 ): EvaluationResult {
-  return explainRule(cachedPrepare(ruleType, config), metrics);
+  const { rule, reads } = cachedPrepare(ruleType, config);
+  return explainRule(rule, metrics.valuesOf(reads));
 }
 
-/** The fast yes / no of evaluateRule, for the per-second tick; call evaluateRule only on yes. */
+/** The fast yes / no of evaluateRule. */
 export function ruleHolds(
   ruleType: RuleType,
   config: RuleConfig,
   metrics: WindowedMetrics,
 ): boolean {
-  return holds(cachedPrepare(ruleType, config), metrics);
+  const { rule, reads } = cachedPrepare(ruleType, config);
+  return holds(rule, metrics.valuesOf(reads));
 }

@@ -1,11 +1,11 @@
 /**
- * @module The live rule evaluator (metrics actor): holds the ACTIVE rules, prepared once per change,
- * and each tick evaluates them in priority order against the live metrics, firing those whose
- * condition holds and whose throttling allows. Pure: time comes in as an argument.
+ * @module The live rule evaluator (metrics actor): holds the ACTIVE rules, prepared once per change
+ * as one set, and each tick evaluates them in priority order against the live metrics of one moment
+ * (each distinct value read computed once), firing those whose condition holds and whose throttling
+ * allows. Pure: time comes in as an argument.
  */
 import type { WindowedMetrics } from '../metrics/metric-names.ts';
-import { memoForTick } from '../metrics/tick-memo.ts';
-import { explainRule, holds, prepareRule, type PreparedRule } from './evaluator.ts';
+import { PreparedSet, explainRule, holds, prepareRule, type PreparedRule } from './evaluator.ts';
 import { conditionText } from './condition-text.ts';
 import type { RuleConfig, RuleSeverity, RuleType } from './rule-types.ts';
 import { Throttle } from './throttle.ts';
@@ -48,11 +48,11 @@ interface Entry {
   readonly condition: string;
 }
 
-const byPriority = (a: Entry, b: Entry): number =>
-  b.rule.priority - a.rule.priority || a.rule.id - b.rule.id;
+const byPriority = (a: ActiveRule, b: ActiveRule): number => b.priority - a.priority || a.id - b.id;
 
 export class RuleEngine {
   private entries: Entry[] = [];
+  private set = new PreparedSet();
   private readonly throttles = new Map<number, Throttle>();
 
   /**
@@ -61,20 +61,24 @@ export class RuleEngine {
    */
   setRules(rules: readonly ActiveRule[]): void {
     const entries: Entry[] = [];
+    const set = new PreparedSet();
     const keep = new Map<number, Throttle>();
-    for (const rule of rules) {
+    // Prepared in evaluation order: a tick walks the compiled program from start to end.
+    for (const rule of [...rules].sort(byPriority)) {
       const throttle = this.throttles.get(rule.id) ?? new Throttle(rule.recentAlerts);
       keep.set(rule.id, throttle);
       entries.push({
         rule,
-        prepared: prepareRule(rule.ruleType, rule.ruleConfig),
+        prepared: prepareRule(rule.ruleType, rule.ruleConfig, set),
         throttle,
         condition: conditionText(rule.ruleType, rule.ruleConfig),
       });
     }
     this.throttles.clear();
     for (const [id, throttle] of keep) this.throttles.set(id, throttle);
-    this.entries = entries.sort(byPriority);
+    set.reads.groups(); // grouped here rather than in the first tick
+    this.entries = entries;
+    this.set = set;
   }
 
   size(): number {
@@ -89,12 +93,12 @@ export class RuleEngine {
 
   /** Evaluates every rule, highest priority first; returns the alerts to fire, in that order. */
   tick(live: WindowedMetrics, now: number): FiredAlert[] {
-    const metrics = memoForTick(live);
+    const values = live.valuesOf(this.set.reads);
     const fired: FiredAlert[] = [];
     for (const entry of this.entries) {
-      if (!holds(entry.prepared, metrics)) continue;
+      if (!holds(entry.prepared, values)) continue;
       if (entry.throttle.heldBack(entry.rule, now) !== null) continue;
-      const result = explainRule(entry.prepared, metrics);
+      const result = explainRule(entry.prepared, values);
       if (!result.wouldTrigger) continue;
       entry.throttle.fired(now);
       const { rule } = entry;

@@ -8,6 +8,7 @@ import {
   type MetricRef,
   type WindowedMetrics,
 } from '../../../src/domain/metrics/metric-names.ts';
+import type { WindowReads } from '../../../src/domain/metrics/window-reads.ts';
 
 export interface FakeMetricsInput {
   /** `errorRate` or `errorRate@10` (window-specific) → value; absent → 0. */
@@ -19,7 +20,7 @@ export interface FakeMetricsInput {
 }
 
 export interface FakeMetrics extends WindowedMetrics {
-  /** Every value() / previousValue() call, as `name@window`. */
+  /** Every value read, as `name@window` (`previous name@window` for the window before). */
   readonly reads: string[];
 }
 
@@ -35,13 +36,14 @@ export function fakeMetrics(input: FakeMetricsInput = {}): FakeMetrics {
   const reads: string[] = [];
   return {
     reads,
-    value(ref, w) {
-      reads.push(`${formatMetricName(ref)}@${w}`);
-      return lookup(values, ref, w);
-    },
-    previousValue(ref, w) {
-      reads.push(`previous ${formatMetricName(ref)}@${w}`);
-      return lookup(previous, ref, w);
+    valuesOf(slots: WindowReads) {
+      return {
+        get(slot: number) {
+          const { ref, minutes, previous: before } = slots.at(slot);
+          reads.push(`${before ? 'previous ' : ''}${formatMetricName(ref)}@${minutes}`);
+          return lookup(before ? previous : values, ref, minutes);
+        },
+      };
     },
     hasKey(map: IndexedMetric, key: string) {
       return keys.has(`${map}[${key}]`);

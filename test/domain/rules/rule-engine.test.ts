@@ -1,6 +1,7 @@
 // The live evaluator (DESIGN 6) on a real Aggregator with an injected clock: when rules fire, the
 // window edges, RATE_CHANGE baselines, nested logic, priority order and what an alert carries.
 import t from 'tap';
+import type { WindowedMetrics } from '../../../src/domain/metrics/metric-names.ts';
 import { RuleEngine } from '../../../src/domain/rules/rule-engine.ts';
 import {
   MINUTE,
@@ -323,6 +324,66 @@ void t.test('setRules keeps the throttling of rules it already has', (t) => {
   t.same(
     engine.tick(aggregator, clock.now() + SECOND).map((a) => [a.ruleId, a.ruleVersion]),
     [[1, 1]],
+  );
+  t.end();
+});
+
+void t.test('rules that read the same metric over the same window share one read', (t) => {
+  const sizes: number[] = [];
+  const live: WindowedMetrics = {
+    valuesOf(reads) {
+      sizes.push(reads.size);
+      return { get: (slot) => (reads.at(slot).previous ? 10 : 12) };
+    },
+    hasKey: () => true,
+  };
+  const engine = new RuleEngine();
+  engine.setRules([
+    activeRule(1, leaf('errorRate', 'GREATER_THAN', 50, 5)),
+    activeRule(2, leaf('errorRate', 'LESS_THAN', 1, 5)),
+    activeRule(
+      3,
+      node(
+        'AND',
+        leaf('errorRate', 'GREATER_THAN', 90, 5),
+        leaf('totalEvents', 'GREATER_THAN', 0, 10),
+      ),
+    ),
+    activeRule(4, leaf('errorRate', 'GREATER_THAN', 10, 5), { ruleType: 'RATE_CHANGE' }),
+  ]);
+  t.same(
+    engine.tick(live, T0).map((a) => [a.ruleId, a.currentValues]),
+    [[4, { errorRate: 12, 'previous(errorRate)': 10, 'percentChange(errorRate)': 20 }]],
+  );
+  // errorRate and totalEvents over their windows, errorRate and totalEvents over the 5 before.
+  t.same(sizes, [4], 'one set of reads per tick, four of them');
+  t.end();
+});
+
+void t.test('RATE_CHANGE: a window before that reaches back past the first event', (t) => {
+  const { aggregator, clock } = newAggregator();
+  clock.set(T0 + 5 * MINUTE + 30 * SECOND);
+  aggregator.record([
+    ...events(2, T0 + 10 * SECOND, { latencyMs: 10 }),
+    ...events(1, T0 + 3 * MINUTE, { latencyMs: 20 }),
+    ...events(1, T0 + 5 * MINUTE, { latencyMs: 20 }),
+  ]);
+  const engine = new RuleEngine();
+  const rateChange = { ruleType: 'RATE_CHANGE' } as const;
+  engine.setRules([
+    // 10:03-10:05 against 10:00-10:02: p99 20 against 10.
+    activeRule(1, leaf('latencyP99', 'GREATER_THAN', 50, 3), rateChange),
+    // 10:02-10:05 against 09:58-10:01 (only 10:00 and 10:01 have data): 2 events against 2.
+    activeRule(2, leaf('totalEvents', 'GREATER_THAN', -1, 4), rateChange),
+    // 09:56-10:05 against 09:46-09:55: nothing before, no baseline.
+    activeRule(3, leaf('totalEvents', 'NOT_EQUALS', 12345, 10), rateChange),
+  ]);
+  t.same(
+    engine.tick(aggregator, clock.now()).map((a) => [a.ruleId, a.currentValues]),
+    [
+      [1, { latencyP99: 20, 'previous(latencyP99)': 10, 'percentChange(latencyP99)': 100 }],
+      [2, { totalEvents: 2, 'previous(totalEvents)': 2, 'percentChange(totalEvents)': 0 }],
+    ],
   );
   t.end();
 });
