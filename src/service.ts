@@ -98,7 +98,7 @@ export async function startService(
     timeoutMs: config.DB_QUERY_TIMEOUT_MS,
     metrics,
     // The change is committed either way; a failed reload is logged and retried by ruleSync.
-    onRulesChanged: () => ruleSync.changed(),
+    onRuleChanged: (id) => ruleSync.changed(id),
   });
   const app = buildApp(routes, { maxBodyBytes: config.MAX_BODY_BYTES, log, gate });
   const stomp = attachStomp(app, {

@@ -82,6 +82,10 @@ port.on('message', (command: MetricsCommand) => {
         engine.setRules(command.rules);
         post({ type: 'reply', requestId, result: { ok: true, value: { rules: engine.size() } } });
         return;
+      case 'put-rules':
+        engine.putRules(command.ids, command.rules);
+        post({ type: 'reply', requestId, result: { ok: true, value: { rules: engine.size() } } });
+        return;
       case 'evaluation-stats': {
         const value = { rules: engine.size(), ...tickStats.summary() };
         post({ type: 'reply', requestId, result: { ok: true, value } });

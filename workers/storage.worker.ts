@@ -150,8 +150,8 @@ export const recordDeliveries: StorageHandlers['recordDeliveries'] = ({ id, deli
 export const listAlerts: StorageHandlers['listAlerts'] = ({ filter, page, size }) =>
   guarded('listAlerts', () => alerts.listAlerts(sql, filter, page, size));
 
-export const activeRules: StorageHandlers['activeRules'] = ({ now }) =>
-  guarded('activeRules', () => alerts.activeRulesForEvaluation(sql, now));
+export const activeRules: StorageHandlers['activeRules'] = ({ now, ids }) =>
+  guarded('activeRules', () => alerts.activeRulesForEvaluation(sql, now, ids));
 
 // Checks that this module implements every handler of the protocol with its exact type.
 ({

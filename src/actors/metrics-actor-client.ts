@@ -46,6 +46,8 @@ export interface MetricsActor {
   testRule(input: RuleTestInput): Promise<RuleTestResult>;
   /** Replaces the ACTIVE rules the actor evaluates. */
   setRules(rules: readonly ActiveRule[]): Promise<void>;
+  /** Replaces the rules of `ids`: those in `rules` are ACTIVE, the others are dropped. */
+  putRules(ids: readonly number[], rules: readonly ActiveRule[]): Promise<void>;
   evaluationStats(): Promise<EvaluationStats>;
   /** Called with every alert the evaluator fires. */
   onAlert(listener: (alert: FiredAlert) => void): void;
@@ -201,6 +203,9 @@ export async function startMetricsActor(
     testRule: (input) => send('test-rule', { input }),
     async setRules(rules) {
       await send('set-rules', { rules });
+    },
+    async putRules(ids, rules) {
+      await send('put-rules', { ids, rules });
     },
     evaluationStats: () => send('evaluation-stats', {}),
     onAlert: (listener) => alertListeners.push(listener),

@@ -104,10 +104,15 @@ interface ActiveRuleRow {
 }
 
 /**
- * Every ACTIVE rule with the times of its alerts in the last hour and of its latest alert, however
- * old (a suppression window may be longer than the hour): throttling after a restart.
+ * Every ACTIVE rule (or those of `ids` that are ACTIVE) with the times of its alerts in the last
+ * hour and of its latest alert, however old (a suppression window may be longer than the hour):
+ * throttling after a restart.
  */
-export async function activeRulesForEvaluation(sql: Sql, now: number): Promise<ActiveRule[]> {
+export async function activeRulesForEvaluation(
+  sql: Sql,
+  now: number,
+  ids?: readonly number[],
+): Promise<ActiveRule[]> {
   const since = new Date(now - 3_600_000);
   const rows = await sql<ActiveRuleRow[]>`
     SELECT r.id, r.name, r.version, r.rule_type, r.rule_config, r.severity, r.priority,
@@ -119,7 +124,9 @@ export async function activeRulesForEvaluation(sql: Sql, now: number): Promise<A
                        SELECT max(a.triggered_at) FROM alerts a WHERE a.rule_id = r.id
                        HAVING max(a.triggered_at) <= ${since}
                      ) t), '[]') AS recent
-    FROM rules r WHERE r.status = 'ACTIVE' ORDER BY r.id`;
+    FROM rules r
+    WHERE r.status = 'ACTIVE' ${ids === undefined ? sql`` : sql`AND r.id = ANY(${ids}::int4[])`}
+    ORDER BY r.id`;
   return rows.map((r) => ({
     id: r.id,
     name: r.name,

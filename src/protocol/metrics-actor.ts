@@ -22,6 +22,13 @@ export type MetricsCommand =
       readonly requestId: number;
       readonly rules: readonly ActiveRule[];
     }
+  /** The rules of `ids` that are ACTIVE now (a missing id was paused, archived or deleted). */
+  | {
+      readonly type: 'put-rules';
+      readonly requestId: number;
+      readonly ids: readonly number[];
+      readonly rules: readonly ActiveRule[];
+    }
   | { readonly type: 'evaluation-stats'; readonly requestId: number }
   | { readonly type: 'stop'; readonly requestId: number };
 
@@ -32,6 +39,7 @@ export interface MetricsReplies {
   /** Spec 2.9, simulated against the live metrics with the evaluator's own code. */
   readonly 'test-rule': RuleTestResult;
   readonly 'set-rules': { readonly rules: number };
+  readonly 'put-rules': { readonly rules: number };
   readonly 'evaluation-stats': EvaluationStats;
   readonly stop: null;
 }

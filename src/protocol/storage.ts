@@ -181,8 +181,11 @@ export interface StorageHandlers {
     readonly page: number;
     readonly size: number;
   }): Promise<Result<{ readonly rows: readonly AlertRecord[]; readonly total: number }, DbFailure>>;
-  /** ACTIVE rules with their last hour of alert times, for the evaluator. */
-  activeRules(input: { readonly now: number }): Promise<Result<readonly ActiveRule[], DbFailure>>;
+  /** ACTIVE rules (all, or those of `ids`) with their last hour of alert times, for the evaluator. */
+  activeRules(input: {
+    readonly now: number;
+    readonly ids?: readonly number[];
+  }): Promise<Result<readonly ActiveRule[], DbFailure>>;
 }
 
 export type StorageOperation = keyof StorageHandlers;

@@ -21,10 +21,10 @@ import type { Request, Route } from '../route-types.ts';
 export interface RuleDeps {
   readonly pool: StoragePool;
   /**
-   * Called after every change that can alter which rules are evaluated; resolves once the metrics
-   * actor evaluates the new set, so a rule disabled by a 200 never fires afterwards.
+   * Called after every change to rule `id` (create, update, status, delete); resolves once the
+   * metrics actor evaluates the new state, so a rule disabled by a 200 never fires afterwards.
    */
-  readonly onRulesChanged: () => Promise<void>;
+  readonly onRuleChanged: (id: number) => Promise<void>;
 }
 
 export const MAX_TOP_TRIGGERED = 100;
@@ -73,7 +73,7 @@ async function create(deps: RuleDeps, req: Request): Promise<Reply> {
   const checked = checkRuleBody('create', req.body);
   if (!checked.ok) throw validationError(checked.errors);
   const rule = valueOf(await deps.pool.run('createRule', { rule: checked.value }));
-  await deps.onRulesChanged();
+  await deps.onRuleChanged(rule.id);
   return { status: 201, body: rule };
 }
 
@@ -87,19 +87,20 @@ async function update(deps: RuleDeps, req: Request): Promise<Reply> {
   const rule = valueOf(
     await deps.pool.run('updateRule', { id, expectedVersion: current.version, rule: next }),
   );
-  await deps.onRulesChanged();
+  await deps.onRuleChanged(id);
   return ok(rule);
 }
 
 async function transition(deps: RuleDeps, req: Request, status: RuleStatus): Promise<Reply> {
   const rule = valueOf(await deps.pool.run('setRuleStatus', { id: ruleIdOf(req), status }));
-  await deps.onRulesChanged();
+  await deps.onRuleChanged(rule.id);
   return ok(rule);
 }
 
 async function remove(deps: RuleDeps, req: Request): Promise<Reply> {
-  valueOf(await deps.pool.run('deleteRule', { id: ruleIdOf(req) }));
-  await deps.onRulesChanged();
+  const id = ruleIdOf(req);
+  valueOf(await deps.pool.run('deleteRule', { id }));
+  await deps.onRuleChanged(id);
   return { status: 204 };
 }
 
