@@ -87,7 +87,7 @@ port.on('message', (command: MetricsCommand) => {
         post({ type: 'reply', requestId, result: { ok: true, value: { rules: engine.size() } } });
         return;
       case 'evaluation-stats': {
-        const value = { rules: engine.size(), ...tickStats.summary() };
+        const value = { rules: engine.size(), ...tickStats.summary(command.last) };
         post({ type: 'reply', requestId, result: { ok: true, value } });
         return;
       }

@@ -48,7 +48,8 @@ export interface MetricsActor {
   setRules(rules: readonly ActiveRule[]): Promise<void>;
   /** Replaces the rules of `ids`: those in `rules` are ACTIVE, the others are dropped. */
   putRules(ids: readonly number[], rules: readonly ActiveRule[]): Promise<void>;
-  evaluationStats(): Promise<EvaluationStats>;
+  /** The evaluator's time per tick over its last `last` ticks (1..600). */
+  evaluationStats(last: number): Promise<EvaluationStats>;
   /** Called with every alert the evaluator fires. */
   onAlert(listener: (alert: FiredAlert) => void): void;
   /** Called after a dead actor was replaced: it holds no rules until they are sent again. */
@@ -207,7 +208,7 @@ export async function startMetricsActor(
     async putRules(ids, rules) {
       await send('put-rules', { ids, rules });
     },
-    evaluationStats: () => send('evaluation-stats', {}),
+    evaluationStats: (last) => send('evaluation-stats', { last }),
     onAlert: (listener) => alertListeners.push(listener),
     onRestart: (listener) => restartListeners.push(listener),
     async stop() {

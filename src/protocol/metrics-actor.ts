@@ -29,7 +29,8 @@ export type MetricsCommand =
       readonly ids: readonly number[];
       readonly rules: readonly ActiveRule[];
     }
-  | { readonly type: 'evaluation-stats'; readonly requestId: number }
+  /** Over the last `last` ticks (1..600). */
+  | { readonly type: 'evaluation-stats'; readonly requestId: number; readonly last: number }
   | { readonly type: 'stop'; readonly requestId: number };
 
 /** What each command answers with. */

@@ -325,4 +325,17 @@ void t.test('evaluation-stats reports the rules evaluated', async (t) => {
   t.equal((await stats()).rules, 1, 'an archived one no longer');
   await rules.action(second.id, 'disable');
   t.equal((await stats()).rules, 0);
+
+  // ?last=N summarises only the newest N ticks.
+  const { p50Ms, p99Ms, maxMs } = await expectJson(
+    StatsSchema,
+    await svc.request('/api/v1/rules/evaluation-stats?last=1'),
+    200,
+  );
+  t.ok(p50Ms === p99Ms && p99Ms === maxMs, 'one tick: p50 = p99 = max');
+  for (const last of ['0', '601', '1.5', 'x', '-1']) {
+    const res = await svc.request(`/api/v1/rules/evaluation-stats?last=${last}`);
+    const body = await expectError(t, res, 400, 'VALIDATION_FAILED', ['last']);
+    t.match(body.errors, { last: /from 1 to 600/ }, `last=${last}`);
+  }
 });

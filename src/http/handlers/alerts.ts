@@ -6,6 +6,7 @@ import { Type } from '@sinclair/typebox';
 import type { MetricsActor } from '../../actors/metrics-actor-client.ts';
 import type { StoragePool } from '../../actors/storage-pool.ts';
 import { RULE_SEVERITIES, type RuleSeverity } from '../../domain/rules/rule-types.ts';
+import { KEEP_TICKS } from '../../domain/rules/tick-stats.ts';
 import { AppError, notFound, validationError } from '../../errors.ts';
 import type { AlertFilter } from '../../protocol/storage.ts';
 import { ErrorSchema } from '../../schemas/event-responses.ts';
@@ -54,6 +55,15 @@ function filterOf(req: Request, ruleId: number | null): FilterCheck {
       since,
     },
   };
+}
+
+/** `?last=N`: how many of the kept ticks to summarise (all 600 when absent). */
+function lastTicksOf(req: Request): number {
+  const raw = req.query.get('last');
+  if (raw === null) return KEEP_TICKS;
+  if (!POSITIVE_INT.test(raw) || Number(raw) > KEEP_TICKS)
+    throw validationError({ last: `last must be an integer from 1 to ${KEEP_TICKS}` });
+  return Number(raw);
 }
 
 async function list(deps: AlertDeps, req: Request, ruleId: number | null): Promise<Reply> {
@@ -139,7 +149,10 @@ export const alertRoutes = (deps: AlertDeps): Route[] => [
     path: '/api/v1/rules/evaluation-stats',
     body: 'none',
     doc: {
-      summary: 'How long evaluating the ACTIVE rules took per tick (last 600 ticks)',
+      summary: 'How long evaluating the ACTIVE rules took per tick, over the last `last` ticks',
+      query: Type.Object({
+        last: Type.Optional(Type.Integer({ minimum: 1, maximum: KEEP_TICKS, default: KEEP_TICKS })),
+      }),
       responses: {
         200: Type.Object({
           rules: Type.Integer(),
@@ -148,8 +161,12 @@ export const alertRoutes = (deps: AlertDeps): Route[] => [
           p99Ms: Type.Number(),
           maxMs: Type.Number(),
         }),
+        400: ErrorSchema,
       },
     },
-    handle: async () => ({ status: 200, body: await deps.metrics.evaluationStats() }),
+    handle: async (req) => ({
+      status: 200,
+      body: await deps.metrics.evaluationStats(lastTicksOf(req)),
+    }),
   },
 ];
