@@ -27,7 +27,8 @@ const RULES = intKnob('RULES', 10_000);
 const RULE_CONCURRENCY = intKnob('RULE_CONCURRENCY', 32);
 const FIRING_PER_MILLE = intKnob('FIRING_PER_MILLE', 10, 0);
 const INGEST_RATE = intKnob('INGEST_RATE', 5000);
-const INGEST_SEC = intKnob('INGEST_SEC', 60);
+// Long enough for over 100 measured ticks, so that p99 is not simply the slowest one.
+const INGEST_SEC = intKnob('INGEST_SEC', 130);
 const INGEST_CONNECTIONS = intKnob('INGEST_CONNECTIONS', 32);
 const SPREAD: EventSpread = {
   types: intKnob('INGEST_TYPES', 1000),
@@ -44,12 +45,17 @@ const SETTLE_SEC = 5;
 const TARGET_EVAL_MS = 20;
 const TARGET_GET_P99_MS = 2;
 
-interface EvaluationStats {
-  readonly rules: number;
-  readonly ticks: number;
+interface Percentiles {
   readonly p50Ms: number;
   readonly p99Ms: number;
   readonly maxMs: number;
+}
+
+interface EvaluationStats extends Percentiles {
+  readonly rules: number;
+  readonly ticks: number;
+  /** The evaluator thread's time on a CPU during the ticks (null: not known on this system). */
+  readonly onCpu: Percentiles | null;
 }
 
 async function getJson<T>(service: RestartableService, path: string): Promise<T> {
@@ -239,6 +245,7 @@ async function main(): Promise<number> {
       { title: 'eval p50 ms', align: 'right' },
       { title: 'eval p99 ms', align: 'right' },
       { title: 'eval max ms', align: 'right' },
+      { title: 'on-CPU p50 / p99 / max ms', align: 'right' },
       { title: 'GET /metrics req/s', align: 'right' },
       { title: 'GET p50 ms', align: 'right' },
       { title: 'GET p99 ms', align: 'right' },
@@ -252,6 +259,9 @@ async function main(): Promise<number> {
         num(after.p50Ms, 2),
         num(after.p99Ms, 2),
         num(after.maxMs, 2),
+        after.onCpu === null
+          ? 'unknown'
+          : `${num(after.onCpu.p50Ms, 2)} / ${num(after.onCpu.p99Ms, 2)} / ${num(after.onCpu.maxMs, 2)}`,
         num(get.reqPerSec),
         num(get.p50Ms, 2),
         num(get.p99Ms, 2),
@@ -262,7 +272,9 @@ async function main(): Promise<number> {
   );
   out();
   out(
-    `Eval = the evaluator's own time per tick, measured inside the metrics actor ` +
+    `Eval = the evaluator's own wall time per tick, measured inside the metrics actor; on-CPU = the ` +
+      `part of it the actor thread spent on a core (/proc/thread-self/schedstat; the rest is waiting ` +
+      `for one of the 2 shared cores) ` +
       `(RULE_EVALUATION_MS=${config.RULE_EVALUATION_MS}), over the ${num(windowTicks)} ticks of the ingest ` +
       `after its first ${SETTLE_SEC} s. Over all ${num(Math.min(600, after.ticks - before.ticks))} ingest ticks, ` +
       `the first ones included (V8 still optimising the evaluator): p50 ${num(whole.p50Ms, 2)} / p99 ` +
@@ -285,7 +297,11 @@ async function main(): Promise<number> {
   );
   out(
     `Targets: evaluation of all rules < ${TARGET_EVAL_MS} ms per tick (p99) ` +
-      `${after.p99Ms < TARGET_EVAL_MS ? 'met' : 'MISSED'}; GET /metrics p99 < ${TARGET_GET_P99_MS} ms ` +
+      `${after.p99Ms < TARGET_EVAL_MS ? 'met' : 'MISSED'} in wall time` +
+      (after.onCpu === null
+        ? ''
+        : `, ${after.onCpu.p99Ms < TARGET_EVAL_MS ? 'met' : 'MISSED'} in time on a CPU`) +
+      `; GET /metrics p99 < ${TARGET_GET_P99_MS} ms ` +
       `${get.p99Ms < TARGET_GET_P99_MS ? 'met' : 'MISSED'}.`,
   );
   out(machineNote(loadAtStart));

@@ -10,6 +10,7 @@ import { Aggregator } from '../src/domain/metrics/aggregator.ts';
 import { RuleEngine } from '../src/domain/rules/rule-engine.ts';
 import { testRule } from '../src/domain/rules/rule-test.ts';
 import { TickStats } from '../src/domain/rules/tick-stats.ts';
+import { threadSchedTimes } from '../src/thread-schedstat.ts';
 import { createLogger } from '../src/log.ts';
 import {
   assertNever,
@@ -52,9 +53,15 @@ const refresh = setInterval(publishSnapshot, data.refreshMs);
 const engine = new RuleEngine();
 const tickStats = new TickStats();
 const evaluate = (): void => {
+  const before = threadSchedTimes();
   const started = performance.now();
   const fired = engine.tick(aggregator, Date.now());
-  tickStats.add(performance.now() - started);
+  const wallMs = performance.now() - started;
+  const after = threadSchedTimes();
+  tickStats.add(
+    wallMs,
+    before === null || after === null ? null : (after.onCpuNs - before.onCpuNs) / 1e6,
+  );
   for (const alert of fired) post({ type: 'alert', alert });
 };
 const evaluation = setInterval(evaluate, data.evaluationMs);

@@ -5,6 +5,7 @@
 import type { MetricEvent } from '../domain/event.ts';
 import type { ActiveRule, FiredAlert } from '../domain/rules/rule-engine.ts';
 import type { RuleTestInput, RuleTestResult } from '../domain/rules/rule-test.ts';
+import type { TickSummary } from '../domain/rules/tick-stats.ts';
 
 /** Storage workers -> metrics actor, on the BroadcastChannel named in their workerData. */
 export type MetricsChannelMessage = {
@@ -55,12 +56,8 @@ export interface SerialisedSnapshot {
 }
 
 /** Time the evaluator took per tick, over the last ticks (measured inside the actor). */
-export interface EvaluationStats {
+export interface EvaluationStats extends TickSummary {
   readonly rules: number;
-  readonly ticks: number;
-  readonly p50Ms: number;
-  readonly p99Ms: number;
-  readonly maxMs: number;
 }
 
 /** An unexpected error, rebuilt on the other side by name and message. */

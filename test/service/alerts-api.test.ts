@@ -303,6 +303,17 @@ void t.test('evaluation-stats reports the rules evaluated', async (t) => {
       p50Ms: Type.Number({ minimum: 0 }),
       p99Ms: Type.Number({ minimum: 0 }),
       maxMs: Type.Number({ minimum: 0 }),
+      onCpu: Type.Union([
+        Type.Object(
+          {
+            p50Ms: Type.Number({ minimum: 0 }),
+            p99Ms: Type.Number({ minimum: 0 }),
+            maxMs: Type.Number({ minimum: 0 }),
+          },
+          { additionalProperties: false },
+        ),
+        Type.Null(),
+      ]),
     },
     { additionalProperties: false },
   );
@@ -314,6 +325,10 @@ void t.test('evaluation-stats reports the rules evaluated', async (t) => {
   t.equal(before.rules, 1);
   t.ok(before.ticks > 0, 'it has been ticking');
   t.ok(before.p50Ms <= before.p99Ms && before.p99Ms <= before.maxMs);
+  // Linux with scheduler statistics (this machine): the time on a CPU is known, and within the
+  // wall time (plus the reading of the statistics itself).
+  if (before.onCpu === null) t.fail('no on-CPU times: /proc/thread-self/schedstat unreadable');
+  else t.ok(before.onCpu.maxMs <= before.maxMs + 1, 'on-CPU time within the wall time');
 
   const extra = await rules.create(
     errorRateRule('Quiet', {

@@ -160,6 +160,10 @@ export const alertRoutes = (deps: AlertDeps): Route[] => [
           p50Ms: Type.Number(),
           p99Ms: Type.Number(),
           maxMs: Type.Number(),
+          onCpu: Type.Union([
+            Type.Object({ p50Ms: Type.Number(), p99Ms: Type.Number(), maxMs: Type.Number() }),
+            Type.Null(),
+          ]),
         }),
         400: ErrorSchema,
       },
