@@ -64,3 +64,45 @@ export function nonFinite(value: unknown, path = '$'): string[] {
   }
   return [path];
 }
+
+/**
+ * Ten minutes of events from T0 (10:00:00), minutes with events 0, 3, 7 and 10:
+ *   10:00:05  2 x a/s1 INFO 10 ms (u1)
+ *   10:03:07  3 x b/s2 ERROR 30 ms (u2, u3, u3)
+ *   10:07:01  4 x a/s1 ERROR 100 (u1), ERROR 200 (u4), INFO 50, INFO 250
+ *   10:10:10  c/s1 CRITICAL 40 ms (u5);  10:10:27  c/s2 INFO 60 ms
+ */
+export function tenMinuteScenario(): MetricEvent[] {
+  const at = (minute: number, second: number): number => T0 + minute * MINUTE + second * SECOND;
+  return [
+    event(at(0, 5), { eventType: 'a', source: 's1', latencyMs: 10, userId: 'u1' }),
+    event(at(0, 5), { eventType: 'a', source: 's1', latencyMs: 10, userId: 'u1' }),
+    ...['u2', 'u3', 'u3'].map((userId) =>
+      event(at(3, 7), { eventType: 'b', source: 's2', severity: 'ERROR', latencyMs: 30, userId }),
+    ),
+    event(at(7, 1), {
+      eventType: 'a',
+      source: 's1',
+      severity: 'ERROR',
+      latencyMs: 100,
+      userId: 'u1',
+    }),
+    event(at(7, 1), {
+      eventType: 'a',
+      source: 's1',
+      severity: 'ERROR',
+      latencyMs: 200,
+      userId: 'u4',
+    }),
+    event(at(7, 1), { eventType: 'a', source: 's1', latencyMs: 50 }),
+    event(at(7, 1), { eventType: 'a', source: 's1', latencyMs: 250 }),
+    event(at(10, 10), {
+      eventType: 'c',
+      source: 's1',
+      severity: 'CRITICAL',
+      latencyMs: 40,
+      userId: 'u5',
+    }),
+    event(at(10, 27), { eventType: 'c', source: 's2', latencyMs: 60 }),
+  ];
+}

@@ -8,7 +8,7 @@ import { MinuteColumns } from '../../../src/domain/metrics/minute-columns.ts';
 import { recordEvents } from '../../../src/domain/metrics/record-events.ts';
 import { WindowReads } from '../../../src/domain/metrics/window-reads.ts';
 import { DEFAULT_METRICS_LIMITS } from '../../../src/domain/metrics/metrics-limits.ts';
-import { MINUTE, SECOND, T0, event, newAggregator } from './fixtures.ts';
+import { MINUTE, SECOND, T0, event, newAggregator, tenMinuteScenario } from './fixtures.ts';
 
 const scalar = (name: ScalarMetric): MetricRef => ({ kind: 'scalar', name });
 const indexed = (
@@ -25,37 +25,7 @@ const at = (minute: number, second: number): number => T0 + minute * MINUTE + se
  *   10:07:01  4 x a/s1 ERROR 100 (u1), ERROR 200 (u4), INFO 50, INFO 250
  *   10:10:10  c/s1 CRITICAL 40 ms (u5);  10:10:27  c/s2 INFO 60 ms
  */
-const scenarioEvents = [
-  event(at(0, 5), { eventType: 'a', source: 's1', latencyMs: 10, userId: 'u1' }),
-  event(at(0, 5), { eventType: 'a', source: 's1', latencyMs: 10, userId: 'u1' }),
-  ...['u2', 'u3', 'u3'].map((userId) =>
-    event(at(3, 7), { eventType: 'b', source: 's2', severity: 'ERROR', latencyMs: 30, userId }),
-  ),
-  event(at(7, 1), {
-    eventType: 'a',
-    source: 's1',
-    severity: 'ERROR',
-    latencyMs: 100,
-    userId: 'u1',
-  }),
-  event(at(7, 1), {
-    eventType: 'a',
-    source: 's1',
-    severity: 'ERROR',
-    latencyMs: 200,
-    userId: 'u4',
-  }),
-  event(at(7, 1), { eventType: 'a', source: 's1', latencyMs: 50 }),
-  event(at(7, 1), { eventType: 'a', source: 's1', latencyMs: 250 }),
-  event(at(10, 10), {
-    eventType: 'c',
-    source: 's1',
-    severity: 'CRITICAL',
-    latencyMs: 40,
-    userId: 'u5',
-  }),
-  event(at(10, 27), { eventType: 'c', source: 's2', latencyMs: 60 }),
-];
+const scenarioEvents = tenMinuteScenario();
 const NOW = at(10, 30);
 
 function scenario(): Aggregator {

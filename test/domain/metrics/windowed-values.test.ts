@@ -1,6 +1,6 @@
 import t from 'tap';
 import type { MetricRef, ScalarMetric } from '../../../src/domain/metrics/metric-names.ts';
-import { HOUR, MINUTE, SECOND, T0, event, newAggregator } from './fixtures.ts';
+import { HOUR, MINUTE, SECOND, T0, event, newAggregator, tenMinuteScenario } from './fixtures.ts';
 
 const scalar = (name: ScalarMetric): MetricRef => ({ kind: 'scalar', name });
 
@@ -15,38 +15,7 @@ function scenario() {
   const { aggregator, clock } = newAggregator();
   const now = T0 + 10 * MINUTE + 30 * SECOND;
   clock.set(now);
-  const at = (minute: number, second: number): number => T0 + minute * MINUTE + second * SECOND;
-  aggregator.record([
-    event(at(0, 5), { eventType: 'a', source: 's1', latencyMs: 10, userId: 'u1' }),
-    event(at(0, 5), { eventType: 'a', source: 's1', latencyMs: 10, userId: 'u1' }),
-    ...['u2', 'u3', 'u3'].map((userId) =>
-      event(at(3, 7), { eventType: 'b', source: 's2', severity: 'ERROR', latencyMs: 30, userId }),
-    ),
-    event(at(7, 1), {
-      eventType: 'a',
-      source: 's1',
-      severity: 'ERROR',
-      latencyMs: 100,
-      userId: 'u1',
-    }),
-    event(at(7, 1), {
-      eventType: 'a',
-      source: 's1',
-      severity: 'ERROR',
-      latencyMs: 200,
-      userId: 'u4',
-    }),
-    event(at(7, 1), { eventType: 'a', source: 's1', latencyMs: 50 }),
-    event(at(7, 1), { eventType: 'a', source: 's1', latencyMs: 250 }),
-    event(at(10, 10), {
-      eventType: 'c',
-      source: 's1',
-      severity: 'CRITICAL',
-      latencyMs: 40,
-      userId: 'u5',
-    }),
-    event(at(10, 27), { eventType: 'c', source: 's2', latencyMs: 60 }),
-  ]);
+  aggregator.record(tenMinuteScenario());
   return aggregator;
 }
 
