@@ -17,7 +17,7 @@ export interface Request {
   readonly rawBody: string;
   /** Epoch ms at which the front thread read the request. */
   readonly receivedAt: number;
-  /** The client's Accept-Encoding accepts gzip. */
+  /** The route answers gzip (Route.gzip) and the client's Accept-Encoding accepts it. */
   readonly acceptsGzip: boolean;
 }
 
@@ -35,6 +35,8 @@ export interface Route {
   readonly path: string;
   /** 'json': a JSON object or array body is required (415 / 400 otherwise); 'none': ignored. */
   readonly body: 'json' | 'none';
+  /** The handler may answer gzip: the adapter then reads Accept-Encoding into `acceptsGzip`. */
+  readonly gzip?: true;
   readonly doc: RouteDoc;
   readonly handle: (request: Request) => Reply | Promise<Reply>;
 }

@@ -129,7 +129,8 @@ export function adapt(
       params,
       query,
       receivedAt,
-      acceptsGzip: acceptsGzip(req.getHeader('accept-encoding')),
+      // Read only for routes that answer gzip: ingest never pays for the header.
+      acceptsGzip: route.gzip === true && acceptsGzip(req.getHeader('accept-encoding')),
     };
     void run(route, exchange, bodyText, head, ctx);
   };

@@ -21,6 +21,7 @@ export const metricsRoutes = (deps: MetricsDeps): Route[] => [
     method: 'GET',
     path: '/api/v1/metrics',
     body: 'none',
+    gzip: true,
     doc: {
       summary: 'The real-time metrics snapshot (spec 2.10), from memory',
       responses: { 200: Type.Object({}, { additionalProperties: true, description: 'spec 2.10' }) },
