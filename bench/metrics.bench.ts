@@ -3,7 +3,7 @@
  * fan-out to 1,000 /topic/metrics sessions (tick spread, ingest cost), and RSS after 2M events.
  */
 import { loadConfig } from '../src/config.ts';
-import { intKnob } from './support/knobs.ts';
+import { ingestSpreadKnobs, intKnob } from './support/knobs.ts';
 import { num, printTable } from './support/print-table.ts';
 import { profileDirFor, summariseProfiles } from './support/profile-summary.ts';
 import { runRawGet } from './load/raw-get.ts';
@@ -40,11 +40,7 @@ const WARMUP = intKnob('WARMUP', 3, 0);
 const GET_CONNECTIONS = intKnob('GET_CONNECTIONS', 10);
 const INGEST_RATE = intKnob('INGEST_RATE', 5000);
 const INGEST_CONNECTIONS = intKnob('INGEST_CONNECTIONS', 32);
-const SPREAD: EventSpread = {
-  types: intKnob('INGEST_TYPES', 1000),
-  sources: intKnob('INGEST_SOURCES', 200),
-  users: intKnob('INGEST_USERS', 100_000),
-};
+const SPREAD: EventSpread = ingestSpreadKnobs();
 const FANOUT_SESSIONS = intKnob('FANOUT_SESSIONS', 1000);
 const FANOUT_CONNECTIONS = intKnob('FANOUT_CONNECTIONS', 50);
 const FANOUT_DURATION = intKnob('FANOUT_DURATION', 10);

@@ -4,7 +4,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../src/config.ts';
-import { intKnob } from './support/knobs.ts';
+import { ingestSpreadKnobs, intKnob } from './support/knobs.ts';
 import { num, printTable } from './support/print-table.ts';
 import { profileDirFor, summariseProfiles } from './support/profile-summary.ts';
 import { log, runLoad, type LoadSummary } from './support/run-load.ts';
@@ -30,11 +30,7 @@ const INGEST_RATE = intKnob('INGEST_RATE', 5000);
 // Long enough for over 100 measured ticks, so that p99 is not simply the slowest one.
 const INGEST_SEC = intKnob('INGEST_SEC', 130);
 const INGEST_CONNECTIONS = intKnob('INGEST_CONNECTIONS', 32);
-const SPREAD: EventSpread = {
-  types: intKnob('INGEST_TYPES', 1000),
-  sources: intKnob('INGEST_SOURCES', 200),
-  users: intKnob('INGEST_USERS', 100_000),
-};
+const SPREAD: EventSpread = ingestSpreadKnobs();
 const ROUNDS = intKnob('ROUNDS', 3);
 const DURATION = intKnob('DURATION', 15);
 const WARMUP = intKnob('WARMUP', 3, 0);

@@ -2,6 +2,7 @@
  * Bench knobs from the environment (ROUNDS, DURATION, CONNECTIONS, ...): positive integers with
  * defaults; a bad value stops the bench with a message naming it.
  */
+import type { EventSpread } from '../load/event-mix.ts';
 
 export function intKnob(name: string, fallback: number, minimum = 1): number {
   const raw = process.env[name];
@@ -12,6 +13,13 @@ export function intKnob(name: string, fallback: number, minimum = 1): number {
   }
   return value;
 }
+
+/** The paced ingest's spread (INGEST_TYPES, INGEST_SOURCES, INGEST_USERS), shared by the benches. */
+export const ingestSpreadKnobs = (): EventSpread => ({
+  types: intKnob('INGEST_TYPES', 1000),
+  sources: intKnob('INGEST_SOURCES', 200),
+  users: intKnob('INGEST_USERS', 100_000),
+});
 
 export const flagKnob = (name: string): boolean =>
   ['1', 'true', 'yes'].includes(process.env[name] ?? '');
