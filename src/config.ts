@@ -45,8 +45,8 @@ export const ConfigSchema = Type.Object({
   INGEST_BATCH_WAIT_MS: Int(
     0,
     1000,
-    0,
-    'How long a batch may wait for more events (0: one event-loop turn).',
+    2,
+    'While a batch is being written, how long the next may wait for more events (0: one event-loop turn).',
   ),
   INGEST_QUEUE_MAX: Int(
     10000,

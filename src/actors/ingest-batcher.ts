@@ -3,6 +3,8 @@
  * is free, everything queued (up to INGEST_BATCH_MAX, whole requests only) goes out as one storage
  * task, and each request learns its ids only after that batch COMMITted. While every slot is busy
  * the queue grows into the next batch: that is what makes the batches, and so the commits, few.
+ * Under load (a write already in flight) a batch also lingers up to batchWaitMs for more events:
+ * each batch costs a wake-up of every thread it crosses and a commit, whatever its size.
  */
 import { AppError } from '../errors.ts';
 import type { DbFailure, NewEvent, Result } from '../protocol/storage.ts';
@@ -10,6 +12,11 @@ import type { StoragePool } from './storage-pool.ts';
 
 export interface IngestBatcherOptions {
   readonly batchMax: number;
+  /**
+   * While a write is in flight, how long the oldest queued request may wait for more events to
+   * join its batch (0: one event-loop turn). With nothing in flight a batch leaves at the next
+   * turn, so a lone request never waits.
+   */
   readonly batchWaitMs: number;
   readonly queueMax: number;
   /**
@@ -45,6 +52,8 @@ export interface IngestBatcher {
 
 interface Request {
   readonly events: readonly NewEvent[];
+  /** performance.now() when queued: how long the head of the queue has lingered. */
+  readonly queuedAt: number;
   readonly resolve: (result: Result<readonly number[], DbFailure>) => void;
   readonly reject: (error: unknown) => void;
 }
@@ -58,6 +67,7 @@ export function createIngestBatcher(
   let queuedEvents = 0;
   let pendingEvents = 0;
   let scheduled = false;
+  let timer: NodeJS.Timeout | undefined;
   const freeSlots: number[] = [];
   let slotsMade = 0;
   const inFlight = new Set<Promise<void>>();
@@ -108,18 +118,32 @@ export function createIngestBatcher(
     inFlight.add(settled);
   };
 
+  /** Until when the head of the queue lingers for company (0: it may go now). */
+  const lingerUntil = (): number => {
+    const head = queue[0];
+    if (head === undefined || inFlight.size === 0 || queuedEvents >= options.batchMax) return 0;
+    return head.queuedAt + options.batchWaitMs;
+  };
+
   const pump = (): void => {
+    clearTimeout(timer);
+    timer = undefined;
     scheduled = false;
     while (queue.length > 0 && inFlight.size < maxInFlight) {
+      const wait = lingerUntil() - performance.now();
+      if (wait > 0) {
+        timer = setTimeout(pump, wait);
+        return;
+      }
       write(takeBatch(), freeSlots.pop() ?? slotsMade++);
     }
   };
 
+  /** Pumps at the next event-loop turn, so the requests that arrived in this one go together. */
   const schedule = (): void => {
-    if (scheduled) return;
+    if (scheduled || timer !== undefined) return;
     scheduled = true;
-    if (options.batchWaitMs === 0) setImmediate(pump);
-    else setTimeout(pump, options.batchWaitMs);
+    setImmediate(pump);
   };
 
   return {
@@ -141,6 +165,7 @@ export function createIngestBatcher(
         };
         queue.push({
           events,
+          queuedAt: performance.now(),
           resolve: (result) => finish(() => resolve(result)),
           reject: (error) =>
             finish(() => reject(error instanceof Error ? error : new Error(String(error)))),

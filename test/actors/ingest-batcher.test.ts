@@ -108,3 +108,58 @@ t.test('past queueMax a request is refused with OVERLOADED and nothing is queued
   await batcher.drain();
   t.equal(batcher.pending(), 0);
 });
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+t.test('under load a batch lingers up to batchWaitMs for more events', async (t) => {
+  const { pool, writes } = heldPool();
+  const batcher = createIngestBatcher(pool, {
+    batchMax: 100,
+    batchWaitMs: 50,
+    queueMax: 10_000,
+    maxInFlight: 4,
+  });
+  const lone = batcher.submit([event(0)]);
+  await tick();
+  t.equal(writes.length, 1, 'with nothing in flight a request leaves at the next turn');
+  const early = batcher.submit([event(1)]);
+  await tick();
+  t.equal(writes.length, 1, 'with a write in flight the next one waits, though slots are free');
+  const late = batcher.submit([event(2), event(3)]);
+  await sleep(120);
+  t.equal(writes.length, 2, 'after batchWaitMs the waiting requests leave');
+  t.equal(writes[1]?.events.length, 3, 'together, in one batch');
+  writes.forEach((w) => w.finish());
+  t.same(await Promise.all([lone, early, late]), [
+    { ok: true, value: [1] },
+    { ok: true, value: [2] },
+    { ok: true, value: [3, 4] },
+  ]);
+  await batcher.drain();
+});
+
+t.test('a batch that reaches batchMax or finds nothing in flight does not linger', async (t) => {
+  const { pool, writes } = heldPool();
+  const batcher = createIngestBatcher(pool, {
+    batchMax: 3,
+    batchWaitMs: 60_000,
+    queueMax: 10_000,
+    maxInFlight: 4,
+  });
+  const first = batcher.submit([event(0)]);
+  await tick();
+  const full = batcher.submit([event(1), event(2), event(3)]);
+  await tick();
+  t.equal(writes.length, 2, 'a full batch leaves at once beside the one in flight');
+  const waiting = batcher.submit([event(4)]);
+  await tick();
+  t.equal(writes.length, 2, 'a small one lingers while writes are in flight');
+  writes[0]?.finish();
+  writes[1]?.finish();
+  await Promise.all([first, full]);
+  await tick();
+  t.equal(writes.length, 3, 'once nothing is in flight it leaves without waiting out the linger');
+  writes[2]?.finish();
+  t.same(await waiting, { ok: true, value: [5] });
+  await batcher.drain();
+});
