@@ -3,6 +3,7 @@
  * header accept gzip? `gzip`, `x-gzip` or `*` with a q-value above 0 does, unless gzip itself is
  * listed with q=0.
  */
+import { LRUCache } from 'lru-cache';
 
 const qValue = (params: string[]): number => {
   for (const param of params) {
@@ -15,8 +16,24 @@ const qValue = (params: string[]): number => {
   return 1;
 };
 
+/**
+ * Clients send the same few header values over and over (each browser its own): their answers
+ * are kept, so a dashboard polling GET /metrics does not parse its header on every request. The
+ * header is the client's to choose, so the cache is bounded.
+ */
+const answers = new LRUCache<string, boolean>({ max: 64 });
+
 export function acceptsGzip(header: string): boolean {
   if (header === '') return false;
+  let answer = answers.get(header);
+  if (answer === undefined) {
+    answer = parse(header);
+    answers.set(header, answer);
+  }
+  return answer;
+}
+
+function parse(header: string): boolean {
   let gzip: number | undefined;
   let any: number | undefined;
   for (const item of header.split(',')) {

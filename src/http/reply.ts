@@ -45,6 +45,9 @@ export function send(exchange: Exchange, reply: Reply): void {
     if (reply.headers !== undefined) {
       for (const [name, value] of Object.entries(reply.headers)) res.writeHeader(name, value);
     }
+    // uWS does not count endWithoutBody (HEAD, 204) as an answer inside a synchronous handler:
+    // without an abort handler it would abort the process.
+    if (payload === undefined || exchange.head) res.onAborted(() => (exchange.aborted = true));
     if (payload === undefined) res.endWithoutBody(0, reply.close === true);
     // uWS cannot keep a connection usable after announcing a length it does not send: close it.
     else if (exchange.head) res.endWithoutBody(Buffer.byteLength(payload), true);

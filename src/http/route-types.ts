@@ -7,10 +7,13 @@ import type { Reply } from './reply.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
+/** The query string's parameters, read-only (requests without a query share one empty set). */
+export type Query = Pick<URLSearchParams, 'get'>;
+
 export interface Request {
   /** Path parameters by name (`/events/:eventId` -> { eventId }). */
   readonly params: Readonly<Record<string, string>>;
-  readonly query: URLSearchParams;
+  readonly query: Query;
   /** Parsed JSON body (routes with `body: 'json'`), else undefined. */
   readonly body: unknown;
   /** The body as text, for checks that are cheaper on the raw JSON. */

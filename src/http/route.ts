@@ -10,7 +10,7 @@ import { errorReply } from './error-response.ts';
 import { readBody } from './read-body.ts';
 import { send, type Exchange, type Reply } from './reply.ts';
 import { depthOf } from '../schemas/json-guards.ts';
-import type { Request, Route } from './route-types.ts';
+import type { Query, Request, Route } from './route-types.ts';
 import { acceptsGzip } from './accept-encoding.ts';
 
 /**
@@ -43,6 +43,9 @@ const paramNames = (path: string): string[] =>
 export const shuttingDown = (): AppError =>
   new AppError('SHUTTING_DOWN', 'Service is shutting down', undefined, { Connection: 'close' });
 
+/** The query of a request without one: nothing to parse, nothing to allocate. */
+const NO_QUERY: Query = { get: () => null };
+
 export function adapt(
   route: Route,
   ctx: AdapterContext,
@@ -56,11 +59,8 @@ export function adapt(
       aborted: false,
       answered: false,
     };
-    let abortBody: (() => void) | null = null;
-    res.onAborted(() => {
-      exchange.aborted = true;
-      abortBody?.();
-    });
+    // Answers sent before this handler returns need no abort hook: uWS only requires one for a
+    // response that is still open when the handler returns.
     if (ctx.gate.draining) {
       send(exchange, { ...errorReply(shuttingDown(), ctx.log), close: true });
       return;
@@ -93,87 +93,109 @@ export function adapt(
       );
       return;
     }
-    const query = new URLSearchParams(req.getQuery() ?? '');
-    let bodyText: Promise<string> | null = null;
-    if (route.body === 'json') {
-      const contentType = req.getHeader('content-type');
-      const declared = Number(req.getHeader('content-length') || 0);
-      if (!JSON_MEDIA.test(contentType)) {
-        send(
-          exchange,
-          errorReply(
-            new AppError(
-              'UNSUPPORTED_MEDIA_TYPE',
-              `Content-Type must be application/json, got '${contentType}'`,
-            ),
-            ctx.log,
-          ),
-        );
-        return;
-      }
-      if (declared > ctx.maxBodyBytes) {
-        send(
-          exchange,
-          errorReply(
-            new AppError('PAYLOAD_TOO_LARGE', `Request body exceeds ${ctx.maxBodyBytes} bytes`),
-            ctx.log,
-          ),
-        );
-        return;
-      }
-      const reader = readBody(res, ctx.maxBodyBytes);
-      abortBody = reader.abort;
-      bodyText = reader.text;
-    }
+    const rawQuery = req.getQuery();
     const head: RequestHead = {
       params,
-      query,
+      query: rawQuery === undefined || rawQuery === '' ? NO_QUERY : new URLSearchParams(rawQuery),
       receivedAt,
       // Read only for routes that answer gzip: ingest never pays for the header.
       acceptsGzip: route.gzip === true && acceptsGzip(req.getHeader('accept-encoding')),
     };
-    void run(route, exchange, bodyText, head, ctx);
+    if (route.body === 'none') {
+      // A handler that answers from memory (GET /metrics) is written out before this returns;
+      // only a pending answer needs to hear that the client went away.
+      const reply = handle(route, { ...head, body: undefined, rawBody: '' }, ctx);
+      if (reply instanceof Promise) res.onAborted(() => (exchange.aborted = true));
+      deliver(exchange, reply, ctx);
+      return;
+    }
+    const contentType = req.getHeader('content-type');
+    const declared = Number(req.getHeader('content-length') || 0);
+    if (!JSON_MEDIA.test(contentType)) {
+      send(
+        exchange,
+        errorReply(
+          new AppError(
+            'UNSUPPORTED_MEDIA_TYPE',
+            `Content-Type must be application/json, got '${contentType}'`,
+          ),
+          ctx.log,
+        ),
+      );
+      return;
+    }
+    if (declared > ctx.maxBodyBytes) {
+      send(
+        exchange,
+        errorReply(
+          new AppError('PAYLOAD_TOO_LARGE', `Request body exceeds ${ctx.maxBodyBytes} bytes`),
+          ctx.log,
+        ),
+      );
+      return;
+    }
+    const reader = readBody(res, ctx.maxBodyBytes);
+    res.onAborted(() => {
+      exchange.aborted = true;
+      reader.abort();
+    });
+    void withBody(route, exchange, reader.text, head, ctx);
   };
 }
 
 /** What the adapter copied from `req` before the handler runs (req is only valid synchronously). */
 type RequestHead = Omit<Request, 'body' | 'rawBody'>;
 
-async function run(
+/** The handler's reply; a synchronous throw becomes the error's reply. */
+function handle(route: Route, request: Request, ctx: AdapterContext): Reply | Promise<Reply> {
+  try {
+    return route.handle(request);
+  } catch (error) {
+    return errorReply(error, ctx.log);
+  }
+}
+
+/** Sends a reply at once, or once its promise settles; a pending reply holds the drain gate. */
+function deliver(exchange: Exchange, reply: Reply | Promise<Reply>, ctx: AdapterContext): void {
+  if (!(reply instanceof Promise)) {
+    send(exchange, reply);
+    return;
+  }
+  ctx.gate.enter();
+  void reply
+    .catch((error: unknown) => errorReply(error, ctx.log))
+    .then((settled) => send(exchange, settled))
+    .finally(() => ctx.gate.leave());
+}
+
+async function withBody(
   route: Route,
   exchange: Exchange,
-  bodyText: Promise<string> | null,
+  bodyText: Promise<string>,
   head: RequestHead,
   ctx: AdapterContext,
 ): Promise<void> {
-  let rawBody = '';
-  if (bodyText !== null) {
-    // A request still receiving its body is not yet accepted work: it does not hold the drain
-    // (a slow or stalled upload would otherwise keep shutdown waiting for uWS's idle timeout).
-    try {
-      rawBody = await bodyText;
-    } catch (error) {
-      send(exchange, errorReply(error, ctx.log));
-      return;
-    }
-    if (ctx.gate.draining) {
-      send(exchange, { ...errorReply(shuttingDown(), ctx.log), close: true });
-      return;
-    }
-  }
-  ctx.gate.enter();
+  // A request still receiving its body is not yet accepted work: it does not hold the drain
+  // (a slow or stalled upload would otherwise keep shutdown waiting for uWS's idle timeout).
+  let rawBody: string;
   try {
-    let reply: Reply;
-    try {
-      const body = bodyText === null ? undefined : parseJson(rawBody);
-      reply = await route.handle({ ...head, body, rawBody });
-    } catch (error) {
-      reply = errorReply(error, ctx.log);
-    }
-    send(exchange, reply);
-  } finally {
-    ctx.gate.leave();
+    rawBody = await bodyText;
+  } catch (error) {
+    send(exchange, errorReply(error, ctx.log));
+    return;
   }
+  if (ctx.gate.draining) {
+    send(exchange, { ...errorReply(shuttingDown(), ctx.log), close: true });
+    return;
+  }
+  let body: unknown;
+  try {
+    body = parseJson(rawBody);
+  } catch (error) {
+    send(exchange, errorReply(error, ctx.log));
+    return;
+  }
+  deliver(exchange, handle(route, { ...head, body, rawBody }, ctx), ctx);
 }
 
 function decodeParams(

@@ -47,11 +47,6 @@ function answerNow(
     aborted: false,
     answered: false,
   };
-  // uWS does not count endWithoutBody (HEAD, 204) as an answer inside a synchronous handler:
-  // without an abort handler it would abort the process.
-  res.onAborted(() => {
-    exchange.aborted = true;
-  });
   send(exchange, errorReply(error, log));
 }
 

@@ -26,7 +26,7 @@ export interface Paging {
 const INTEGER = /^[+]?\d{1,15}$/;
 
 /** Field errors for bad values, or the paging to use. */
-export function parsePaging(query: URLSearchParams): Paging | Record<string, string> {
+export function parsePaging(query: Pick<URLSearchParams, 'get'>): Paging | Record<string, string> {
   const errors: Record<string, string> = {};
   const read = (name: 'page' | 'size', dflt: number, min: number): number => {
     const raw = query.get(name);
