@@ -3,7 +3,7 @@
  * fan-out to 1,000 /topic/metrics sessions (tick spread, ingest cost), and RSS after 2M events.
  */
 import { loadConfig } from '../src/config.ts';
-import { ingestSpreadKnobs, intKnob } from './support/knobs.ts';
+import { ingestConnectionsKnob, ingestSpreadKnobs, intKnob } from './support/knobs.ts';
 import { num, printTable } from './support/print-table.ts';
 import { profileDirFor, summariseProfiles } from './support/profile-summary.ts';
 import { runRawGet } from './load/raw-get.ts';
@@ -21,7 +21,7 @@ import { processMemory, type ProcessMemory } from './load/proc-status.ts';
 import {
   readSummary,
   seedBatches,
-  verifySnapshot,
+  metricsGetScenario,
   waitForTotal,
   type SeedResult,
   type SnapshotSummary,
@@ -39,9 +39,7 @@ const DURATION = intKnob('DURATION', 10);
 const WARMUP = intKnob('WARMUP', 3, 0);
 const GET_CONNECTIONS = intKnob('GET_CONNECTIONS', 10);
 const INGEST_RATE = intKnob('INGEST_RATE', 5000);
-// One request in flight per connection: 128 hold 5,000 events/s while answers take up to 25 ms,
-// so the generator does not fall behind when the service slows (it did with 32).
-const INGEST_CONNECTIONS = intKnob('INGEST_CONNECTIONS', 128);
+const INGEST_CONNECTIONS = ingestConnectionsKnob();
 const SPREAD: EventSpread = ingestSpreadKnobs();
 const FANOUT_SESSIONS = intKnob('FANOUT_SESSIONS', 1000);
 const FANOUT_CONNECTIONS = intKnob('FANOUT_CONNECTIONS', 50);
@@ -75,18 +73,7 @@ const CLIENTS: readonly Client[] = ['autocannon', 'lean client', 'lean client, g
 
 const getMetrics = (service: BenchService, name: string, client: Client): Promise<LoadSummary> =>
   client === 'autocannon'
-    ? runLoad(
-        {
-          name: `${name}, autocannon`,
-          baseUrl: service.url,
-          requests: [{ method: 'GET', path: '/api/v1/metrics' }],
-          connections: GET_CONNECTIONS,
-          pipelining: 1,
-          expectedStatus: 200,
-          verify: verifySnapshot,
-        },
-        rounds,
-      )
+    ? runLoad(metricsGetScenario(`${name}, autocannon`, service.url, GET_CONNECTIONS), rounds)
     : runRawGet(
         `${name}, ${client}`,
         {

@@ -4,7 +4,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../src/config.ts';
-import { ingestSpreadKnobs, intKnob } from './support/knobs.ts';
+import { ingestConnectionsKnob, ingestSpreadKnobs, intKnob } from './support/knobs.ts';
 import { num, printTable } from './support/print-table.ts';
 import { profileDirFor, summariseProfiles } from './support/profile-summary.ts';
 import { log, runLoad, type LoadSummary } from './support/run-load.ts';
@@ -18,7 +18,7 @@ import {
 } from './load/paced-ingest.ts';
 import { startRestartableService, type RestartableService } from './load/restartable-service.ts';
 import { ruleBodies } from './load/rule-mix.ts';
-import { verifySnapshot } from './load/service-calls.ts';
+import { metricsGetScenario } from './load/service-calls.ts';
 
 // Knobs (env): RULES, RULE_CONCURRENCY, FIRING_PER_MILLE; INGEST_RATE, INGEST_SEC, INGEST_CONNECTIONS,
 // INGEST_TYPES, INGEST_SOURCES, INGEST_USERS; ROUNDS, DURATION (s), WARMUP (s), GET_CONNECTIONS;
@@ -29,9 +29,7 @@ const FIRING_PER_MILLE = intKnob('FIRING_PER_MILLE', 10, 0);
 const INGEST_RATE = intKnob('INGEST_RATE', 5000);
 // Long enough for over 100 measured ticks, so that p99 is not simply the slowest one.
 const INGEST_SEC = intKnob('INGEST_SEC', 130);
-// One request in flight per connection: 128 hold 5,000 events/s while answers take up to 25 ms,
-// so the generator does not fall behind when the service slows (it did with 32).
-const INGEST_CONNECTIONS = intKnob('INGEST_CONNECTIONS', 128);
+const INGEST_CONNECTIONS = ingestConnectionsKnob();
 const SPREAD: EventSpread = ingestSpreadKnobs();
 const ROUNDS = intKnob('ROUNDS', 3);
 const DURATION = intKnob('DURATION', 15);
@@ -159,15 +157,7 @@ async function underIngest(service: RestartableService): Promise<Measured> {
     await sleep(SETTLE_SEC * 1000);
     const settled = await evaluationStats(service);
     const get = await runLoad(
-      {
-        name: `GET /metrics c=${GET_CONNECTIONS}`,
-        baseUrl: service.url,
-        requests: [{ method: 'GET', path: '/api/v1/metrics' }],
-        connections: GET_CONNECTIONS,
-        pipelining: 1,
-        expectedStatus: 200,
-        verify: verifySnapshot,
-      },
+      metricsGetScenario(`GET /metrics c=${GET_CONNECTIONS}`, service.url, GET_CONNECTIONS),
       { rounds: ROUNDS, durationSec: DURATION, warmupSec: WARMUP },
     );
     const left = window * 1000 - (Date.now() - started);

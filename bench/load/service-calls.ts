@@ -3,7 +3,7 @@
  * with a few connections, reading the snapshot's summary, and waiting until it shows a count.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { log } from '../support/run-load.ts';
+import { log, type LoadScenario } from '../support/run-load.ts';
 import { num } from '../support/print-table.ts';
 import { batchBody, type BenchEvent } from './event-mix.ts';
 
@@ -101,3 +101,14 @@ export function verifySnapshot(body: string): string | null {
   const snapshot = JSON.parse(body) as { summary?: { totalEvents?: unknown } };
   return typeof snapshot.summary?.totalEvents === 'number' ? null : 'no summary.totalEvents';
 }
+
+/** GET /api/v1/metrics through autocannon at c connections, each answer checked as a snapshot. */
+export const metricsGetScenario = (name: string, baseUrl: string, c: number): LoadScenario => ({
+  name,
+  baseUrl,
+  requests: [{ method: 'GET', path: '/api/v1/metrics' }],
+  connections: c,
+  pipelining: 1,
+  expectedStatus: 200,
+  verify: verifySnapshot,
+});

@@ -21,5 +21,12 @@ export const ingestSpreadKnobs = (): EventSpread => ({
   users: intKnob('INGEST_USERS', 100_000),
 });
 
+/**
+ * The paced ingest's connections (INGEST_CONNECTIONS), one request in flight on each: 128 hold
+ * 5,000 events/s while answers take up to 25 ms, so the generator does not fall behind when the
+ * service slows (it did with 32).
+ */
+export const ingestConnectionsKnob = (): number => intKnob('INGEST_CONNECTIONS', 128);
+
 export const flagKnob = (name: string): boolean =>
   ['1', 'true', 'yes'].includes(process.env[name] ?? '');
