@@ -78,8 +78,15 @@ function pump(): void {
     nextIndex = due - MAX_BACKLOG;
   }
   while (nextIndex < due) {
-    const connection = idle.pop();
+    let connection = idle.pop();
     if (connection === undefined) return;
+    // uWS closes a keep-alive connection after 10 s without a request. Idle connections wait at
+    // the bottom of this stack, so after a quiet spell some are closed: like any HTTP client, we
+    // open a new one rather than count a request that was never sent as a failure.
+    if (connection.closed) {
+      all.delete(connection);
+      connection = open();
+    }
     const dueAt = startedAt + nextIndex * intervalMs;
     nextIndex++;
     sent++;
