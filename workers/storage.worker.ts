@@ -1,7 +1,8 @@
 /**
  * Storage worker (piscina thread): owns its postgres.js client and all SQL. One export per
- * operation of StorageHandlers; failures return as data. After each COMMIT the stored events go
- * straight to the metrics actor over a BroadcastChannel (the front thread does not relay them).
+ * operation of StorageHandlers; failures return as data. After COMMIT the stored events go
+ * straight to the metrics actor over a BroadcastChannel (the front thread does not relay them),
+ * those of the commits of the same 10 ms together.
  */
 import { threadId, workerData } from 'node:worker_threads';
 import { connect } from '../src/db/connect.ts';
@@ -31,6 +32,23 @@ const sql = connect({
 const metrics = new BroadcastChannel(data.metricsChannel);
 metrics.unref();
 
+/**
+ * Committed events wait here up to STORED_FLUSH_MS and go to the metrics actor together. Every
+ * message wakes the actor and every other storage worker on the channel, whatever its size, and
+ * under load commits come every millisecond or two while the snapshot changes every
+ * METRICS_REFRESH_MS.
+ */
+const STORED_FLUSH_MS = 10;
+let stored: MetricEvent[] = [];
+let flushTimer: NodeJS.Timeout | undefined;
+
+const flushStored = (): void => {
+  flushTimer = undefined;
+  const message: MetricsChannelMessage = { type: 'events-stored', events: stored };
+  stored = [];
+  metrics.postMessage(message);
+};
+
 async function guarded<T>(op: string, run: () => Promise<T>): Promise<Result<T, DbFailure>> {
   try {
     return { ok: true, value: await run() };
@@ -46,16 +64,17 @@ export const insertEvents: StorageHandlers['insertEvents'] = async ({ events: ba
     events.insertEvents(sql, batch, shard, writtenAt),
   );
   if (result.ok) {
-    const stored: MetricEvent[] = batch.map((e) => ({
-      eventType: e.eventType,
-      source: e.source,
-      userId: e.userId,
-      severity: e.severity,
-      receivedAt: e.receivedAt,
-      latencyMs: Math.max(0, writtenAt - e.receivedAt),
-    }));
-    const message: MetricsChannelMessage = { type: 'events-stored', events: stored };
-    metrics.postMessage(message);
+    for (const e of batch) {
+      stored.push({
+        eventType: e.eventType,
+        source: e.source,
+        userId: e.userId,
+        severity: e.severity,
+        receivedAt: e.receivedAt,
+        latencyMs: Math.max(0, writtenAt - e.receivedAt),
+      });
+    }
+    flushTimer ??= setTimeout(flushStored, STORED_FLUSH_MS);
   }
   return result;
 };
