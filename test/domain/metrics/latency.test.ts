@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import t from 'tap';
-import { nearestRankIndex, selectInPlace } from '../../../src/domain/metrics/nearest-rank.ts';
+import { LatencyWindow } from '../../../src/domain/metrics/latency-window.ts';
+import { LATENCY_SAMPLES } from '../../../src/domain/metrics/metrics-limits.ts';
+import { nearestRankIndex } from '../../../src/domain/metrics/nearest-rank.ts';
 import { MINUTE, SECOND, T0, event, newAggregator } from './fixtures.ts';
 
 const shuffled = (values: number[]): number[] => {
@@ -23,21 +25,46 @@ void t.test('nearest rank: rank ceil(p/100 * n), at least 1', (t) => {
   t.end();
 });
 
-void t.test('selectInPlace puts the k-th smallest at k (against a sort)', (t) => {
-  fc.assert(
-    fc.property(
-      fc.array(fc.integer({ min: 0, max: 50 }), { minLength: 1, maxLength: 300 }),
-      fc.nat(),
-      (values, seed) => {
-        const k = seed % values.length;
-        const array = Float64Array.from(values);
-        selectInPlace(array, 0, array.length - 1, k);
-        const sorted = [...values].sort((a, b) => a - b);
-        return array[k] === sorted[k];
-      },
-    ),
+void t.test('a window matches a sort of the samples it holds (adds, evictions, drops)', (t) => {
+  // Steps: a sample (value, minute) or a drop of the samples received before a minute.
+  const step = fc.oneof(
+    { weight: 20, arbitrary: fc.tuple(fc.integer({ min: 0, max: 60 }), fc.nat(30)) },
+    { weight: 1, arbitrary: fc.nat(30) },
   );
-  t.pass();
+  fc.assert(
+    fc.property(fc.array(step, { maxLength: 2500, size: 'max' }), (steps) => {
+      const window = new LatencyWindow();
+      let kept: { value: number; minute: number }[] = [];
+      for (const s of steps) {
+        if (typeof s === 'number') {
+          // Samples leave in arrival order, from the oldest while it is older than the minute.
+          const firstKept = kept.findIndex((k) => k.minute >= s);
+          kept = firstKept === -1 ? [] : kept.slice(firstKept);
+          window.dropBefore(s);
+        } else {
+          kept.push({ value: s[0], minute: s[1] });
+          if (kept.length > LATENCY_SAMPLES) kept.shift();
+          window.add(s[0], s[1]);
+        }
+      }
+      const sorted = kept.map((k) => k.value).sort((x, y) => x - y);
+      const n = sorted.length;
+      const expected =
+        n === 0
+          ? { p50: 0, p95: 0, p99: 0, avg: 0, min: 0, max: 0, sampleCount: 0 }
+          : {
+              p50: sorted[nearestRankIndex(50, n)],
+              p95: sorted[nearestRankIndex(95, n)],
+              p99: sorted[nearestRankIndex(99, n)],
+              avg: kept.reduce((sum, k) => sum + k.value, 0) / n,
+              min: sorted[0],
+              max: sorted[n - 1],
+              sampleCount: n,
+            };
+      t.same(window.stats(), expected);
+    }),
+    { numRuns: 200 },
+  );
   t.end();
 });
 
