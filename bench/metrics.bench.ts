@@ -18,6 +18,7 @@ import {
   type WindowRate,
 } from './load/paced-ingest.ts';
 import { processMemory, type ProcessMemory } from './load/proc-status.ts';
+import { measureSchedShare, type SchedShare } from './load/thread-cpu.ts';
 import {
   readSummary,
   seedBatches,
@@ -85,18 +86,32 @@ const getMetrics = (service: BenchService, name: string, client: Client): Promis
         rounds,
       );
 
-/** Part a: the GET rounds with no ingest, once per client. */
-async function getAlone(service: BenchService): Promise<LoadSummary[]> {
-  const summaries: LoadSummary[] = [];
-  for (const client of CLIENTS)
-    summaries.push(
-      await getMetrics(service, `GET /metrics c=${GET_CONNECTIONS}, no ingest`, client),
-    );
-  return summaries;
+interface GetRead {
+  readonly get: LoadSummary;
+  /** The front thread over the client's warm-up and rounds. */
+  readonly front: SchedShare | null;
 }
 
-interface PacedRead {
-  readonly get: LoadSummary;
+const measuredGet = async (
+  service: BenchService,
+  name: string,
+  client: Client,
+): Promise<GetRead> => {
+  const { result, share } = await measureSchedShare(service.pid, () =>
+    getMetrics(service, name, client),
+  );
+  return { get: result, front: share };
+};
+
+/** Part a: the GET rounds with no ingest, once per client. */
+async function getAlone(service: BenchService): Promise<GetRead[]> {
+  const reads: GetRead[] = [];
+  for (const client of CLIENTS)
+    reads.push(await measuredGet(service, `GET /metrics c=${GET_CONNECTIONS}, no ingest`, client));
+  return reads;
+}
+
+interface PacedRead extends GetRead {
   readonly ingest: WindowRate;
 }
 
@@ -120,7 +135,7 @@ async function getUnderIngest(
     const reads: PacedRead[] = [];
     for (const client of CLIENTS) {
       const from = await paced.counters();
-      const get = await getMetrics(
+      const read = await measuredGet(
         service,
         `GET /metrics c=${GET_CONNECTIONS}, ingest ${num(INGEST_RATE)}/s`,
         client,
@@ -130,7 +145,7 @@ async function getUnderIngest(
       log(
         `paced ingest during the ${client} GET rounds: ${num(ingest.okPerSec)} events/s acknowledged`,
       );
-      reads.push({ get, ingest });
+      reads.push({ ...read, ingest });
     }
     return { reads, done: await paced.stop() };
   } finally {
@@ -199,7 +214,7 @@ async function main(): Promise<number> {
   log(`metrics bench: parts ${PARTS}; load average at start ${loadAtStart}`);
   const config = loadConfig(process.env);
 
-  let alone: LoadSummary[] = [];
+  let alone: GetRead[] = [];
   let paced: { readonly reads: PacedRead[]; readonly done: PacedDone } | null = null;
   let fan: Fanout | null = null;
   let mem: MemoryResult | null = null;
@@ -240,12 +255,15 @@ async function main(): Promise<number> {
     out(`## GET /api/v1/metrics, c=${GET_CONNECTIONS}, median of ${ROUNDS} x ${DURATION} s`);
     out();
     const rows: string[][] = [];
-    for (const summary of alone) rows.push(loadRow(summary, ['–', '–']));
+    const frontShare = ({ front }: GetRead): string =>
+      front === null ? '–' : `${num(front.onCpuPercent)} / ${num(front.waitingPercent)}`;
+    for (const read of alone) rows.push(loadRow(read.get, ['–', '–', frontShare(read)]));
     for (const read of paced?.reads ?? []) {
       rows.push(
         loadRow(read.get, [
           `${num(read.ingest.okPerSec)} of ${num(INGEST_RATE)}`,
           `${read.ingest.non2xx + read.ingest.errors} / ${read.ingest.dropped}`,
+          frontShare(read),
         ]),
       );
     }
@@ -254,6 +272,7 @@ async function main(): Promise<number> {
         ...LOAD_COLUMNS,
         { title: 'ingest events/s', align: 'right' },
         { title: 'ingest failed / dropped', align: 'right' },
+        { title: 'front on CPU / waiting %', align: 'right' },
       ],
       rows,
     );
@@ -273,6 +292,12 @@ async function main(): Promise<number> {
         'same c, closed loop) only frames it by Content-Length. On 2 shared cores the difference ' +
         'in generator CPU goes to the service. gzip: the lean client sends `Accept-Encoding: gzip` ' +
         'as browsers do, and gets the snapshot the actor compressed once.',
+    );
+    out(
+      'Front on CPU / waiting: the front thread (which answers every request) on a CPU, and ' +
+        "runnable but waiting for one, in % of the wall time of that client's warm-up and " +
+        "rounds (the scheduler's own counts, /proc/<pid>/task/<tid>/schedstat). A request that " +
+        'arrives while the front thread waits for a core waits with it.',
     );
     for (const read of paced?.reads ?? []) {
       const p99 = read.get.p99Ms;
@@ -421,7 +446,8 @@ async function main(): Promise<number> {
     out(await summariseProfiles(profileDir));
   }
 
-  for (const s of [...alone, ...(paced?.reads ?? []).map((r) => r.get), fan?.without, fan?.with]) {
+  const reads = [...alone, ...(paced?.reads ?? [])].map((r) => r.get);
+  for (const s of [...reads, fan?.without, fan?.with]) {
     if (s !== null && s !== undefined && (s.non2xx > 0 || s.errors > 0)) {
       problems.push(`${s.name}: ${s.non2xx} non-2xx, ${s.errors} errors`);
     }

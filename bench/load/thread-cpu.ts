@@ -1,7 +1,8 @@
 /**
- * CPU time one thread has used (user + system, ms) as the kernel counts it, from
- * /proc/<pid>/task/<tid>/stat. Linux only; the fan-out bench reads the service's front thread
- * (the main thread: tid = pid), which does all STOMP sends.
+ * How one thread of the service spends its time, as the kernel counts it (Linux only): CPU used
+ * from /proc/<pid>/task/<tid>/stat, and time on a CPU vs waiting for one from .../schedstat. The
+ * benches read the service's front thread (the main thread: tid = pid), which answers every
+ * request and does all STOMP sends.
  */
 import { readFile } from 'node:fs/promises';
 
@@ -18,4 +19,45 @@ export async function threadCpuMs(pid: number, tid = pid): Promise<number> {
     throw new Error(`unreadable /proc/${pid}/task/${tid}/stat`);
   }
   return ((utime + stime) * 1000) / USER_HZ;
+}
+
+/** A thread's share of a window: on a CPU, and runnable but waiting for one (% of wall time). */
+export interface SchedShare {
+  readonly onCpuPercent: number;
+  readonly waitingPercent: number;
+}
+
+async function schedNs(pid: number, tid: number): Promise<readonly [number, number] | null> {
+  try {
+    const [onCpu, waiting] = (await readFile(`/proc/${pid}/task/${tid}/schedstat`, 'latin1'))
+      .split(' ')
+      .map(Number);
+    return onCpu === undefined || waiting === undefined ? null : [onCpu, waiting];
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Runs `work` and tells how the thread spent that time, from the scheduler's own counts
+ * (/proc/<pid>/task/<tid>/schedstat); share is null where the kernel does not keep them.
+ */
+export async function measureSchedShare<T>(
+  pid: number,
+  work: () => Promise<T>,
+  tid = pid,
+): Promise<{ readonly result: T; readonly share: SchedShare | null }> {
+  const before = await schedNs(pid, tid);
+  const started = performance.now();
+  const result = await work();
+  const wallNs = (performance.now() - started) * 1e6;
+  const after = await schedNs(pid, tid);
+  const share =
+    before === null || after === null
+      ? null
+      : {
+          onCpuPercent: (100 * (after[0] - before[0])) / wallNs,
+          waitingPercent: (100 * (after[1] - before[1])) / wallNs,
+        };
+  return { result, share };
 }
