@@ -6,7 +6,7 @@ import { loadConfig } from '../src/config.ts';
 import { ingestConnectionsKnob, ingestSpreadKnobs, intKnob } from './support/knobs.ts';
 import { num, printTable } from './support/print-table.ts';
 import { profileDirFor, summariseProfiles } from './support/profile-summary.ts';
-import { runRawGet } from './load/raw-get.ts';
+import { runRawGet, type RawGetSummary } from './load/raw-get.ts';
 import { log, median, runLoad, type LoadSummary } from './support/run-load.ts';
 import { startService, type BenchService } from './support/start-service.ts';
 import { errorText, loadAverage, machineNote, out } from './load/bench-notes.ts';
@@ -72,7 +72,11 @@ const rounds = { rounds: ROUNDS, durationSec: DURATION, warmupSec: WARMUP };
 type Client = 'autocannon' | 'lean client' | 'lean client, gzip';
 const CLIENTS: readonly Client[] = ['autocannon', 'lean client', 'lean client, gzip'];
 
-const getMetrics = (service: BenchService, name: string, client: Client): Promise<LoadSummary> =>
+const getMetrics = (
+  service: BenchService,
+  name: string,
+  client: Client,
+): Promise<LoadSummary | RawGetSummary> =>
   client === 'autocannon'
     ? runLoad(metricsGetScenario(`${name}, autocannon`, service.url, GET_CONNECTIONS), rounds)
     : runRawGet(
@@ -90,6 +94,8 @@ interface GetRead {
   readonly get: LoadSummary;
   /** The front thread over the client's warm-up and rounds. */
   readonly front: SchedShare | null;
+  /** The lean client's own wait for a CPU, % of its rounds (null: autocannon, or no schedstat). */
+  readonly clientWaiting: number | null;
 }
 
 const measuredGet = async (
@@ -100,7 +106,8 @@ const measuredGet = async (
   const { result, share } = await measureSchedShare(service.pid, () =>
     getMetrics(service, name, client),
   );
-  return { get: result, front: share };
+  const clientWaiting = 'waitingPercent' in result ? result.waitingPercent : null;
+  return { get: result, front: share, clientWaiting };
 };
 
 /** Part a: the GET rounds with no ingest, once per client. */
@@ -257,13 +264,17 @@ async function main(): Promise<number> {
     const rows: string[][] = [];
     const frontShare = ({ front }: GetRead): string =>
       front === null ? '–' : `${num(front.onCpuPercent)} / ${num(front.waitingPercent)}`;
-    for (const read of alone) rows.push(loadRow(read.get, ['–', '–', frontShare(read)]));
+    const clientWaiting = ({ clientWaiting }: GetRead): string =>
+      clientWaiting === null ? '–' : num(clientWaiting);
+    for (const read of alone)
+      rows.push(loadRow(read.get, ['–', '–', frontShare(read), clientWaiting(read)]));
     for (const read of paced?.reads ?? []) {
       rows.push(
         loadRow(read.get, [
           `${num(read.ingest.okPerSec)} of ${num(INGEST_RATE)}`,
           `${read.ingest.non2xx + read.ingest.errors} / ${read.ingest.dropped}`,
           frontShare(read),
+          clientWaiting(read),
         ]),
       );
     }
@@ -273,6 +284,7 @@ async function main(): Promise<number> {
         { title: 'ingest events/s', align: 'right' },
         { title: 'ingest failed / dropped', align: 'right' },
         { title: 'front on CPU / waiting %', align: 'right' },
+        { title: 'GET client waiting %', align: 'right' },
       ],
       rows,
     );
@@ -297,7 +309,8 @@ async function main(): Promise<number> {
       'Front on CPU / waiting: the front thread (which answers every request) on a CPU, and ' +
         "runnable but waiting for one, in % of the wall time of that client's warm-up and " +
         "rounds (the scheduler's own counts, /proc/<pid>/task/<tid>/schedstat). A request that " +
-        'arrives while the front thread waits for a core waits with it.',
+        'arrives while the front thread waits for a core waits with it. GET client waiting: the ' +
+        "same wait for the lean client's own thread, whose latency figures include it.",
     );
     for (const read of paced?.reads ?? []) {
       const p99 = read.get.p99Ms;

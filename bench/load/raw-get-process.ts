@@ -7,6 +7,7 @@
 import * as hdr from 'hdr-histogram-js';
 import { childSide } from './load-child.ts';
 import { RawConnection } from './raw-http.ts';
+import { threadSchedTimes } from '../../src/thread-schedstat.ts';
 import type { RawGetIn, RawGetOptions, RawGetOut } from './raw-get.ts';
 
 const { options, post } = childSide<RawGetOptions, RawGetOut>();
@@ -23,6 +24,7 @@ let non2xx = 0;
 let errors = 0;
 let roundStart = 0;
 let cpuAtStart = process.cpuUsage();
+let schedAtStart = threadSchedTimes();
 let running = true;
 const connections: RawConnection[] = [];
 
@@ -66,11 +68,13 @@ process.on('message', (raw: unknown) => {
       recording = true;
       roundStart = performance.now();
       cpuAtStart = process.cpuUsage();
+      schedAtStart = threadSchedTimes();
       return;
     case 'end': {
       recording = false;
       const ms = performance.now() - roundStart;
       const cpu = process.cpuUsage(cpuAtStart);
+      const sched = threadSchedTimes();
       post({
         type: 'round',
         ok,
@@ -80,6 +84,10 @@ process.on('message', (raw: unknown) => {
         non2xx,
         errors,
         cpuPercent: (100 * (cpu.user + cpu.system)) / 1000 / ms,
+        waitingPercent:
+          sched === null || schedAtStart === null
+            ? null
+            : (100 * (sched.waitingNs - schedAtStart.waitingNs)) / 1e6 / ms,
       });
       return;
     }

@@ -27,10 +27,19 @@ export type RawGetIn =
 
 export type RawGetOut =
   | { readonly type: 'ready' }
-  | ({ readonly type: 'round'; readonly ok: number; readonly cpuPercent: number } & RoundStats);
+  | ({
+      readonly type: 'round';
+      readonly ok: number;
+      readonly cpuPercent: number;
+      /** Its thread runnable but waiting for a CPU, % of the round (null: no schedstat). */
+      readonly waitingPercent: number | null;
+    } & RoundStats);
 
-/** The lean client's rounds, and its own CPU (median, % of one core). */
-export type RawGetSummary = LoadSummary & { readonly cpuPercent: number };
+/** The lean client's rounds, its own CPU and its wait for one (medians, % of one core). */
+export type RawGetSummary = LoadSummary & {
+  readonly cpuPercent: number;
+  readonly waitingPercent: number | null;
+};
 
 export async function runRawGet(
   name: string,
@@ -50,7 +59,8 @@ export async function runRawGet(
       const round = await reply;
       log(
         `${name}: round ${i + 1}/${load.rounds}: ${num(round.reqPerSec)} req/s, p50 ${num(round.p50Ms, 2)} ms, ` +
-          `p99 ${num(round.p99Ms, 2)} ms, non-2xx ${round.non2xx}, errors ${round.errors}, client CPU ${num(round.cpuPercent)} %`,
+          `p99 ${num(round.p99Ms, 2)} ms, non-2xx ${round.non2xx}, errors ${round.errors}, client CPU ${num(round.cpuPercent)} %` +
+          (round.waitingPercent === null ? '' : `, waiting ${num(round.waitingPercent)} %`),
       );
       rounds.push(round);
     }
@@ -67,6 +77,9 @@ export async function runRawGet(
       total2xx: rounds.reduce((n, r) => n + r.ok, 0),
       totalUnanswered: 0,
       cpuPercent: median(rounds.map((r) => r.cpuPercent)),
+      waitingPercent: rounds.some((r) => r.waitingPercent === null)
+        ? null
+        : median(rounds.map((r) => r.waitingPercent ?? 0)),
     };
   } finally {
     child.send({ type: 'stop' });
