@@ -92,7 +92,7 @@ const getMetrics = (
 
 interface GetRead {
   readonly get: LoadSummary;
-  /** The front thread over the client's warm-up and rounds. */
+  /** The front thread over the client's whole run (its start, warm-up and rounds). */
   readonly front: SchedShare | null;
   /** The lean client's own wait for a CPU, % of its rounds (null: autocannon, or no schedstat). */
   readonly clientWaiting: number | null;
@@ -307,10 +307,11 @@ async function main(): Promise<number> {
     );
     out(
       'Front on CPU / waiting: the front thread (which answers every request) on a CPU, and ' +
-        "runnable but waiting for one, in % of the wall time of that client's warm-up and " +
-        "rounds (the scheduler's own counts, /proc/<pid>/task/<tid>/schedstat). A request that " +
-        'arrives while the front thread waits for a core waits with it. GET client waiting: the ' +
-        "same wait for the lean client's own thread, whose latency figures include it.",
+        "runnable but waiting for one, in % of the wall time of that client's whole run (start, " +
+        "warm-up and rounds; the scheduler's own counts, /proc/<pid>/task/<tid>/schedstat). A " +
+        'request that arrives while the front thread waits for a core waits with it. GET client ' +
+        "waiting: the same wait for the lean client's own thread during its rounds, which its " +
+        'latency figures include.',
     );
     for (const read of paced?.reads ?? []) {
       const p99 = read.get.p99Ms;

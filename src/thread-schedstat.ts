@@ -1,6 +1,6 @@
 /**
- * @module The calling thread's time on a CPU and waiting for one, in ns, as the Linux scheduler
- * counts it (/proc/thread-self/schedstat). A tick's wall time on a busy machine includes waiting
+ * @module A thread's time on a CPU and waiting for one, in ns, as the Linux scheduler counts it
+ * (/proc/thread-self/schedstat for the calling thread; the benches read the service's threads). A tick's wall time on a busy machine includes waiting
  * for a core; these two tell the evaluator's cost from the machine's load. Null where the file is
  * missing (not Linux, or scheduler statistics compiled out).
  */
@@ -11,10 +11,11 @@ export interface SchedTimes {
   readonly waitingNs: number;
 }
 
-export function threadSchedTimes(): SchedTimes | null {
+/** The calling thread's, or another's by its schedstat file (/proc/<pid>/task/<tid>/schedstat). */
+export function threadSchedTimes(file = '/proc/thread-self/schedstat'): SchedTimes | null {
   let text: string;
   try {
-    text = readFileSync('/proc/thread-self/schedstat', 'latin1');
+    text = readFileSync(file, 'latin1');
   } catch {
     return null;
   }

@@ -5,6 +5,7 @@
  * request and does all STOMP sends.
  */
 import { readFile } from 'node:fs/promises';
+import { threadSchedTimes } from '../../src/thread-schedstat.ts';
 
 /** stat(5) counts in clock ticks; USER_HZ is 100 on every Linux ABI Node runs on. */
 const USER_HZ = 100;
@@ -27,17 +28,6 @@ export interface SchedShare {
   readonly waitingPercent: number;
 }
 
-async function schedNs(pid: number, tid: number): Promise<readonly [number, number] | null> {
-  try {
-    const [onCpu, waiting] = (await readFile(`/proc/${pid}/task/${tid}/schedstat`, 'latin1'))
-      .split(' ')
-      .map(Number);
-    return onCpu === undefined || waiting === undefined ? null : [onCpu, waiting];
-  } catch {
-    return null;
-  }
-}
-
 /**
  * Runs `work` and tells how the thread spent that time, from the scheduler's own counts
  * (/proc/<pid>/task/<tid>/schedstat); share is null where the kernel does not keep them.
@@ -47,17 +37,18 @@ export async function measureSchedShare<T>(
   work: () => Promise<T>,
   tid = pid,
 ): Promise<{ readonly result: T; readonly share: SchedShare | null }> {
-  const before = await schedNs(pid, tid);
+  const file = `/proc/${pid}/task/${tid}/schedstat`;
+  const before = threadSchedTimes(file);
   const started = performance.now();
   const result = await work();
   const wallNs = (performance.now() - started) * 1e6;
-  const after = await schedNs(pid, tid);
+  const after = threadSchedTimes(file);
   const share =
     before === null || after === null
       ? null
       : {
-          onCpuPercent: (100 * (after[0] - before[0])) / wallNs,
-          waitingPercent: (100 * (after[1] - before[1])) / wallNs,
+          onCpuPercent: (100 * (after.onCpuNs - before.onCpuNs)) / wallNs,
+          waitingPercent: (100 * (after.waitingNs - before.waitingNs)) / wallNs,
         };
   return { result, share };
 }
