@@ -50,13 +50,39 @@ export interface IngestBatcher {
   drain(): Promise<void>;
 }
 
+/**
+ * A request's events and how to answer it. Module-level functions settle it: tsx compiles with
+ * esbuild's keepNames, which wraps every named closure in a defineProperty call, and this runs
+ * 5,000 times a second on the front thread.
+ */
 interface Request {
   readonly events: readonly NewEvent[];
   /** performance.now() when queued: how long the head of the queue has lingered. */
   readonly queuedAt: number;
   readonly resolve: (result: Result<readonly number[], DbFailure>) => void;
-  readonly reject: (error: unknown) => void;
+  readonly reject: (error: Error) => void;
+  /** The write-timeout timer, if any; cleared by whichever answer comes first. */
+  timer: NodeJS.Timeout | undefined;
+  /** Answered (by the write or by the deadline): a later answer is ignored. */
+  done: boolean;
 }
+
+/** Answers a request once: the write's result or the deadline, whichever comes first. */
+function answer(request: Request, result: Result<readonly number[], DbFailure>): void {
+  if (request.done) return;
+  request.done = true;
+  clearTimeout(request.timer);
+  request.resolve(result);
+}
+
+function fail(request: Request, error: unknown): void {
+  if (request.done) return;
+  request.done = true;
+  clearTimeout(request.timer);
+  request.reject(error instanceof Error ? error : new Error(String(error)));
+}
+
+const timedOut = (request: Request): void => answer(request, WRITE_TIMEOUT);
 
 export function createIngestBatcher(
   pool: StoragePool,
@@ -100,13 +126,14 @@ export function createIngestBatcher(
           let offset = 0;
           for (const request of requests) {
             const n = request.events.length;
-            request.resolve(
+            answer(
+              request,
               result.ok ? { ok: true, value: result.value.slice(offset, offset + n) } : result,
             );
             offset += n;
           }
         },
-        (error: unknown) => requests.forEach((r) => r.reject(error)),
+        (error: unknown) => requests.forEach((r) => fail(r, error)),
       )
       .finally(() => {
         pendingEvents -= events.length;
@@ -151,25 +178,17 @@ export function createIngestBatcher(
       if (pendingEvents + events.length > options.queueMax) return Promise.reject(overloaded);
       pendingEvents += events.length;
       return new Promise((resolve, reject) => {
-        // Whichever comes first, the write's answer or the deadline, answers the request.
-        let done = false;
-        const timer =
-          options.writeTimeoutMs === undefined
-            ? undefined
-            : setTimeout(() => finish(() => resolve(WRITE_TIMEOUT)), options.writeTimeoutMs);
-        const finish = (answer: () => void): void => {
-          if (done) return;
-          done = true;
-          clearTimeout(timer);
-          answer();
-        };
-        queue.push({
+        const request: Request = {
           events,
           queuedAt: performance.now(),
-          resolve: (result) => finish(() => resolve(result)),
-          reject: (error) =>
-            finish(() => reject(error instanceof Error ? error : new Error(String(error)))),
-        });
+          resolve,
+          reject,
+          timer: undefined,
+          done: false,
+        };
+        if (options.writeTimeoutMs !== undefined)
+          request.timer = setTimeout(timedOut, options.writeTimeoutMs, request);
+        queue.push(request);
         queuedEvents += events.length;
         if (queuedEvents >= options.batchMax) pump();
         else schedule();

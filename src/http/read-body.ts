@@ -18,55 +18,72 @@ export interface BodyReader {
    * For res.onAborted: uWS sends no more data for an aborted request, so without this the text
    * would never settle, and the request would never leave the gate (shutdown would wait for it).
    */
-  readonly abort: () => void;
+  abort(): void;
 }
 
 export const clientGone = (): AppError =>
   new AppError('MALFORMED_JSON', 'The client closed the connection before the body ended');
 
-/** Reads the body as text. Must be called before the handler returns to uWS. */
+/**
+ * Reads the body as text. Must be called before the handler returns to uWS. A class rather than
+ * closures: tsx (esbuild keepNames) wraps each named closure in a defineProperty call, on every
+ * ingest request.
+ */
 export function readBody(res: uWS.HttpResponse, maxBytes: number): BodyReader {
-  let fail: (error: AppError) => void = () => {};
-  const text = new Promise<string>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let settled = false;
-    fail = (error) => {
-      if (settled) return;
-      settled = true;
-      reject(error);
-    };
-    res.onData((chunk, isLast) => {
-      if (settled) return;
-      size += chunk.byteLength;
-      if (size > maxBytes) {
-        fail(tooLarge(maxBytes));
-        return;
-      }
-      // uWS reuses the chunk's memory after this callback: copy it unless it is the whole body.
-      if (isLast && chunks.length === 0) {
-        settled = true;
-        decode(Buffer.from(chunk), resolve, reject);
-        return;
-      }
-      chunks.push(Buffer.from(chunk.slice(0)));
-      if (isLast) {
-        settled = true;
-        decode(Buffer.concat(chunks, size), resolve, reject);
-      }
-    });
-  });
-  return { text, abort: () => fail(clientGone()) };
+  return new StreamedBody(res, maxBytes);
 }
 
-function decode(
-  bytes: Buffer,
-  resolve: (text: string) => void,
-  reject: (e: unknown) => void,
-): void {
-  try {
-    resolve(utf8.decode(bytes));
-  } catch {
-    reject(new AppError('MALFORMED_JSON', 'Request body is not valid UTF-8'));
+class StreamedBody implements BodyReader {
+  readonly text: Promise<string>;
+  private settle!: (text: string) => void;
+  private refuse!: (error: unknown) => void;
+  private chunks: Buffer[] | null = null;
+  private size = 0;
+  private settled = false;
+
+  constructor(res: uWS.HttpResponse, maxBytes: number) {
+    this.text = new Promise<string>((resolve, reject) => {
+      this.settle = resolve;
+      this.refuse = reject;
+    });
+    res.onData((chunk, isLast) => this.onChunk(chunk, isLast, maxBytes));
+  }
+
+  abort(): void {
+    this.fail(clientGone());
+  }
+
+  private fail(error: AppError): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.refuse(error);
+  }
+
+  private onChunk(chunk: ArrayBuffer, isLast: boolean, maxBytes: number): void {
+    if (this.settled) return;
+    this.size += chunk.byteLength;
+    if (this.size > maxBytes) {
+      this.fail(tooLarge(maxBytes));
+      return;
+    }
+    // uWS reuses the chunk's memory after this callback: copy it unless it is the whole body.
+    if (isLast && this.chunks === null) {
+      this.settled = true;
+      this.decode(Buffer.from(chunk));
+      return;
+    }
+    (this.chunks ??= []).push(Buffer.from(chunk.slice(0)));
+    if (isLast) {
+      this.settled = true;
+      this.decode(Buffer.concat(this.chunks, this.size));
+    }
+  }
+
+  private decode(bytes: Buffer): void {
+    try {
+      this.settle(utf8.decode(bytes));
+    } catch {
+      this.refuse(new AppError('MALFORMED_JSON', 'Request body is not valid UTF-8'));
+    }
   }
 }

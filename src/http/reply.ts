@@ -42,8 +42,9 @@ export function send(exchange: Exchange, reply: Reply): void {
     const res = exchange.res;
     res.writeStatus(statusLine(reply.status));
     if (payload !== undefined) res.writeHeader('Content-Type', 'application/json');
-    if (reply.headers !== undefined) {
-      for (const [name, value] of Object.entries(reply.headers)) res.writeHeader(name, value);
+    const headers = reply.headers;
+    if (headers !== undefined) {
+      for (const name in headers) res.writeHeader(name, headers[name] as string);
     }
     // uWS does not count endWithoutBody (HEAD, 204) as an answer inside a synchronous handler:
     // without an abort handler it would abort the process.

@@ -43,6 +43,9 @@ const paramNames = (path: string): string[] =>
 export const shuttingDown = (): AppError =>
   new AppError('SHUTTING_DOWN', 'Service is shutting down', undefined, { Connection: 'close' });
 
+/** The parameters of a route without any. */
+const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
+
 /** The query of a request without one: nothing to parse, nothing to allocate. */
 const NO_QUERY: Query = { get: () => null };
 
@@ -65,34 +68,9 @@ export function adapt(
       send(exchange, { ...errorReply(shuttingDown(), ctx.log), close: true });
       return;
     }
-    const params = decodeParams(names, req);
-    if (params === null) {
-      send(
-        exchange,
-        errorReply(
-          new AppError('VALIDATION_FAILED', 'Malformed percent-encoding in the path'),
-          ctx.log,
-        ),
-      );
-      return;
-    }
-    // PostgreSQL cannot hold U+0000 in text: a parameter with one names nothing (DESIGN 2), and
-    // passed on it would fail the query (500).
-    const withNul = Object.keys(params).filter((name) => params[name]?.includes('\0'));
-    if (withNul.length > 0) {
-      send(
-        exchange,
-        errorReply(
-          validationError(
-            Object.fromEntries(
-              withNul.map((name) => [name, `${name} must not contain the NUL character (U+0000)`]),
-            ),
-          ),
-          ctx.log,
-        ),
-      );
-      return;
-    }
+    // Most routes (ingest, GET /metrics) have no parameters: nothing to decode or check.
+    const params = names.length === 0 ? NO_PARAMS : checkedParams(names, req, exchange, ctx);
+    if (params === null) return;
     const rawQuery = req.getQuery();
     const head: RequestHead = {
       params,
@@ -196,6 +174,44 @@ async function withBody(
     return;
   }
   deliver(exchange, handle(route, { ...head, body, rawBody }, ctx), ctx);
+}
+
+/** The route's decoded path parameters, or null once a 400 naming the bad one has been sent. */
+function checkedParams(
+  names: readonly string[],
+  req: uWS.HttpRequest,
+  exchange: Exchange,
+  ctx: AdapterContext,
+): Record<string, string> | null {
+  const params = decodeParams(names, req);
+  if (params === null) {
+    send(
+      exchange,
+      errorReply(
+        new AppError('VALIDATION_FAILED', 'Malformed percent-encoding in the path'),
+        ctx.log,
+      ),
+    );
+    return null;
+  }
+  // PostgreSQL cannot hold U+0000 in text: a parameter with one names nothing (DESIGN 2), and
+  // passed on it would fail the query (500).
+  const withNul = Object.keys(params).filter((name) => params[name]?.includes('\0'));
+  if (withNul.length > 0) {
+    send(
+      exchange,
+      errorReply(
+        validationError(
+          Object.fromEntries(
+            withNul.map((name) => [name, `${name} must not contain the NUL character (U+0000)`]),
+          ),
+        ),
+        ctx.log,
+      ),
+    );
+    return null;
+  }
+  return params;
 }
 
 function decodeParams(
