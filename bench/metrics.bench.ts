@@ -3,7 +3,13 @@
  * fan-out to 1,000 /topic/metrics sessions (tick spread, ingest cost), and RSS after 2M events.
  */
 import { loadConfig } from '../src/config.ts';
-import { ingestConnectionsKnob, ingestSpreadKnobs, intKnob } from './support/knobs.ts';
+import {
+  ingestBatchKnob,
+  ingestConnectionsKnob,
+  ingestRequestsText,
+  ingestSpreadKnobs,
+  intKnob,
+} from './support/knobs.ts';
 import { num, printTable } from './support/print-table.ts';
 import { profileDirFor, summariseProfiles } from './support/profile-summary.ts';
 import { runRawGet, type RawGetSummary } from './load/raw-get.ts';
@@ -30,7 +36,8 @@ import {
 import { runFanout, type Fanout, type FanoutWindow } from './load/stomp-fanout.ts';
 
 // Knobs (env). Rounds: ROUNDS, DURATION (s, GET rounds), WARMUP (s), GET_CONNECTIONS.
-// Paced ingest (b): INGEST_RATE, INGEST_CONNECTIONS, INGEST_TYPES, INGEST_SOURCES, INGEST_USERS.
+// Paced ingest (b): INGEST_RATE (events/s), INGEST_BATCH (events per request), INGEST_CONNECTIONS,
+// INGEST_TYPES, INGEST_SOURCES, INGEST_USERS.
 // Fan-out (c): FANOUT_SESSIONS, FANOUT_CONNECTIONS (autocannon c), FANOUT_DURATION (s), FANOUT_IDLE (s),
 // FANOUT_SEED (events stored first, so the snapshot names all INGEST_TYPES types as after part b).
 // Memory (d): MEMORY_EVENTS, MEMORY_USERS, MEMORY_TYPES, SEED_BATCH, SEED_CONNECTIONS.
@@ -41,6 +48,7 @@ const WARMUP = intKnob('WARMUP', 3, 0);
 const GET_CONNECTIONS = intKnob('GET_CONNECTIONS', 10);
 const INGEST_RATE = intKnob('INGEST_RATE', 5000);
 const INGEST_CONNECTIONS = ingestConnectionsKnob();
+const INGEST_BATCH = ingestBatchKnob();
 const SPREAD: EventSpread = ingestSpreadKnobs();
 const FANOUT_SESSIONS = intKnob('FANOUT_SESSIONS', 1000);
 const FANOUT_CONNECTIONS = intKnob('FANOUT_CONNECTIONS', 50);
@@ -129,8 +137,8 @@ async function getUnderIngest(
   const port = Number(new URL(service.url).port);
   const paced = await startPacedIngest({
     port,
-    path: '/api/v1/events',
     rate: INGEST_RATE,
+    batch: INGEST_BATCH,
     connections: INGEST_CONNECTIONS,
     maxSec: 60 + (WARMUP + ROUNDS * (DURATION + 2)) * 2 * CLIENTS.length,
     spread: SPREAD,
@@ -290,10 +298,10 @@ async function main(): Promise<number> {
     );
     out();
     out(
-      `Ingest (b): a second load generator in its own process, POST /api/v1/events at a fixed ` +
+      `Ingest (b): a second load generator in its own process, ${ingestRequestsText(INGEST_BATCH)} at a fixed ` +
         `${num(INGEST_RATE)} events/s (open loop, ${INGEST_CONNECTIONS} keep-alive connections) over ` +
         `${num(SPREAD.types)} types, ${num(SPREAD.sources)} sources, ${num(SPREAD.users)} users; ` +
-        `events/s = 202 answers per second during the GET rounds.` +
+        `events/s = events acknowledged (202) per second during the GET rounds.` +
         (paced === null
           ? ''
           : ` Ingest latency over the whole run p50 ${num(paced.done.p50Ms, 2)} / p99 ` +

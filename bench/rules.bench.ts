@@ -4,7 +4,13 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../src/config.ts';
-import { ingestConnectionsKnob, ingestSpreadKnobs, intKnob } from './support/knobs.ts';
+import {
+  ingestBatchKnob,
+  ingestConnectionsKnob,
+  ingestRequestsText,
+  ingestSpreadKnobs,
+  intKnob,
+} from './support/knobs.ts';
 import { num, printTable } from './support/print-table.ts';
 import { profileDirFor, summariseProfiles } from './support/profile-summary.ts';
 import { log, runLoad, type LoadSummary } from './support/run-load.ts';
@@ -20,8 +26,9 @@ import { startRestartableService, type RestartableService } from './load/restart
 import { ruleBodies } from './load/rule-mix.ts';
 import { metricsGetScenario } from './load/service-calls.ts';
 
-// Knobs (env): RULES, RULE_CONCURRENCY, FIRING_PER_MILLE; INGEST_RATE, INGEST_SEC, INGEST_CONNECTIONS,
-// INGEST_TYPES, INGEST_SOURCES, INGEST_USERS; ROUNDS, DURATION (s), WARMUP (s), GET_CONNECTIONS;
+// Knobs (env): RULES, RULE_CONCURRENCY, FIRING_PER_MILLE; INGEST_RATE, INGEST_BATCH, INGEST_SEC,
+// INGEST_CONNECTIONS, INGEST_TYPES, INGEST_SOURCES, INGEST_USERS; ROUNDS, DURATION (s), WARMUP (s),
+// GET_CONNECTIONS;
 // PROFILE=1 profiles the service; service variables pass through.
 const RULES = intKnob('RULES', 10_000);
 const RULE_CONCURRENCY = intKnob('RULE_CONCURRENCY', 32);
@@ -30,6 +37,7 @@ const INGEST_RATE = intKnob('INGEST_RATE', 5000);
 // Long enough for over 100 measured ticks, so that p99 is not simply the slowest one.
 const INGEST_SEC = intKnob('INGEST_SEC', 130);
 const INGEST_CONNECTIONS = ingestConnectionsKnob();
+const INGEST_BATCH = ingestBatchKnob();
 const SPREAD: EventSpread = ingestSpreadKnobs();
 const ROUNDS = intKnob('ROUNDS', 3);
 const DURATION = intKnob('DURATION', 15);
@@ -129,8 +137,8 @@ async function underIngest(service: RestartableService): Promise<Measured> {
   const before = await evaluationStats(service);
   const paced = await startPacedIngest({
     port: Number(new URL(service.url).port),
-    path: '/api/v1/events',
     rate: INGEST_RATE,
+    batch: INGEST_BATCH,
     connections: INGEST_CONNECTIONS,
     maxSec: window + 60,
     spread: SPREAD,
@@ -277,7 +285,7 @@ async function main(): Promise<number> {
       `${FIRING_PER_MILLE} per mille hold under traffic and are suppressed for 1440 min after firing.`,
   );
   out(
-    `Ingest: a second load generator in its own process, POST /api/v1/events at a fixed ` +
+    `Ingest: a second load generator in its own process, ${ingestRequestsText(INGEST_BATCH)} at a fixed ` +
       `${num(INGEST_RATE)} events/s over ${num(SPREAD.types)} types, ${num(SPREAD.sources)} sources, ` +
       `${num(SPREAD.users)} users; ${num(done.non2xx)} non-2xx, ${num(done.errors)} errors, ` +
       `${num(done.dropped)} dropped (generator > 1 s behind); ingest p50 / p99 ${num(done.p50Ms, 2)} / ` +

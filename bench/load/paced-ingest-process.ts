@@ -1,9 +1,10 @@
 /**
- * Child process (forked by paced-ingest.ts): POSTs single events at a fixed rate, open loop. The
- * i-th request is due at start + i/rate; latency counts from that due time (no coordinated omission).
+ * Child process (forked by paced-ingest.ts): POSTs events at a fixed rate, open loop, one per
+ * request or `batch` per request to the batch endpoint. The i-th request is due at start +
+ * i * batch / rate; latency counts from that due time (no coordinated omission).
  */
 import * as hdr from 'hdr-histogram-js';
-import { eventStream } from './event-mix.ts';
+import { batchBody, eventStream } from './event-mix.ts';
 import { childSide } from './load-child.ts';
 import type { PacedIngestIn, PacedIngestOptions, PacedIngestOut } from './paced-ingest.ts';
 import { postRequest, RawConnection, type RawAnswer } from './raw-http.ts';
@@ -11,9 +12,13 @@ import { postRequest, RawConnection, type RawAnswer } from './raw-http.ts';
 const { options, post } = childSide<PacedIngestOptions, PacedIngestOut>();
 const nextEvent = eventStream(options.spread, options.seed);
 const host = `127.0.0.1:${options.port}`;
-const intervalMs = 1000 / options.rate;
+const requestsPerSec = options.rate / options.batch;
+const intervalMs = 1000 / requestsPerSec;
+const path = options.batch === 1 ? '/api/v1/events' : '/api/v1/events/batch';
+const nextBody = (): string =>
+  options.batch === 1 ? JSON.stringify(nextEvent()) : batchBody(nextEvent, options.batch);
 /** Further behind than one second of requests: the excess is dropped (counted), not queued. */
-const MAX_BACKLOG = options.rate;
+const MAX_BACKLOG = Math.max(1, Math.ceil(requestsPerSec));
 
 const fromDue = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 120_000_000 });
 const fromSend = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 120_000_000 });
@@ -58,7 +63,7 @@ function answered(
     if (connection.closed) all.delete(connection);
     if (running) idle.push(connection.closed ? open() : connection);
   } else {
-    if (answer.status === 202) ok++;
+    if (answer.status === 202) ok += options.batch;
     else {
       non2xx++;
       statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
@@ -91,7 +96,7 @@ function pump(): void {
     nextIndex++;
     sent++;
     inFlight++;
-    const request = postRequest(host, options.path, JSON.stringify(nextEvent()));
+    const request = postRequest(host, path, nextBody());
     connection.send(request, (error, answer) => answered(connection, dueAt, now, error, answer));
   }
 }

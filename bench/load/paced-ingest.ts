@@ -7,9 +7,10 @@ import { forkLoadChild, type LoadChild } from './load-child.ts';
 
 export interface PacedIngestOptions {
   readonly port: number;
-  readonly path: string;
-  /** Events (requests) per second. */
+  /** Events per second. */
   readonly rate: number;
+  /** Events per request: 1 posts to /api/v1/events, more to /api/v1/events/batch. */
+  readonly batch: number;
   /** Keep-alive connections; one request in flight on each. */
   readonly connections: number;
   /** Stops by itself after this long, whatever the parent does. */
@@ -24,6 +25,7 @@ export interface PacedCounters {
   readonly type: 'counters';
   /** Epoch ms when read. */
   readonly at: number;
+  /** Events acknowledged (202); the other counts are requests. */
   readonly ok: number;
   readonly non2xx: number;
   readonly errors: number;
@@ -35,6 +37,7 @@ export interface PacedDone {
   readonly type: 'done';
   readonly seconds: number;
   readonly sent: number;
+  /** Events acknowledged (202); the other counts are requests. */
   readonly ok: number;
   readonly non2xx: number;
   readonly errors: number;

@@ -28,5 +28,17 @@ export const ingestSpreadKnobs = (): EventSpread => ({
  */
 export const ingestConnectionsKnob = (): number => intKnob('INGEST_CONNECTIONS', 128);
 
+/**
+ * Events per paced ingest request (INGEST_BATCH): 1 POSTs single events to /api/v1/events (the
+ * benches' reference); more sends them in batches to /api/v1/events/batch at the same events/s.
+ */
+export const ingestBatchKnob = (): number => intKnob('INGEST_BATCH', 1);
+
+/** How the paced ingest's requests are described in the benches' notes. */
+export const ingestRequestsText = (batch: number): string =>
+  batch === 1
+    ? 'POST /api/v1/events (one event per request)'
+    : `POST /api/v1/events/batch (${batch} events per request)`;
+
 export const flagKnob = (name: string): boolean =>
   ['1', 'true', 'yes'].includes(process.env[name] ?? '');
