@@ -1,7 +1,11 @@
 /**
  * `npm run bench:metrics`: GET /api/v1/metrics alone and under a paced 5,000 events/s ingest, STOMP
- * fan-out to 1,000 /topic/metrics sessions (tick spread, ingest cost), and RSS after 2M events.
+ * fan-out to 1,000 /topic/metrics sessions (tick spread, ingest cost), RSS after 2M events, and the
+ * floor: part b's load against a bare uWS server that stores nothing and serves a fixed snapshot.
  */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { loadConfig } from '../src/config.ts';
 import {
   ingestBatchKnob,
@@ -14,7 +18,7 @@ import { num, printTable } from './support/print-table.ts';
 import { profileDirFor, summariseProfiles } from './support/profile-summary.ts';
 import { runRawGet, type RawGetSummary } from './load/raw-get.ts';
 import { log, median, runLoad, type LoadSummary } from './support/run-load.ts';
-import { startService, type BenchService } from './support/start-service.ts';
+import { startBareCeiling, startService, type BenchService } from './support/start-service.ts';
 import { errorText, loadAverage, machineNote, out } from './load/bench-notes.ts';
 import { eventStream, type EventSpread } from './load/event-mix.ts';
 import {
@@ -41,7 +45,9 @@ import { runFanout, type Fanout, type FanoutWindow } from './load/stomp-fanout.t
 // Fan-out (c): FANOUT_SESSIONS, FANOUT_CONNECTIONS (autocannon c), FANOUT_DURATION (s), FANOUT_IDLE (s),
 // FANOUT_SEED (events stored first, so the snapshot names all INGEST_TYPES types as after part b).
 // Memory (d): MEMORY_EVENTS, MEMORY_USERS, MEMORY_TYPES, SEED_BATCH, SEED_CONNECTIONS.
-// PARTS=abcd picks parts; PROFILE=1 profiles the service of parts a-c; service variables pass through.
+// Floor (e): part b's ingest and GET clients against bench/support/bare-ceiling.ts serving the
+// service's snapshot as it was after parts a-c (FANOUT_SEED events are stored first without b).
+// PARTS=abcde picks parts; PROFILE=1 profiles the service of parts a-c; service variables pass through.
 const ROUNDS = intKnob('ROUNDS', 3);
 const DURATION = intKnob('DURATION', 10);
 const WARMUP = intKnob('WARMUP', 3, 0);
@@ -63,7 +69,7 @@ const MEMORY_SPREAD: EventSpread = {
 };
 const SEED_BATCH = intKnob('SEED_BATCH', 1000);
 const SEED_CONNECTIONS = intKnob('SEED_CONNECTIONS', 4);
-const PARTS = process.env.PARTS ?? 'abcd';
+const PARTS = process.env.PARTS ?? 'abcde';
 
 const TARGET_GET_P99_MS = 2;
 const SPEC_GET_P99_MS = 10;
@@ -80,8 +86,11 @@ const rounds = { rounds: ROUNDS, durationSec: DURATION, warmupSec: WARMUP };
 type Client = 'autocannon' | 'lean client' | 'lean client, gzip';
 const CLIENTS: readonly Client[] = ['autocannon', 'lean client', 'lean client, gzip'];
 
+/** What the GET rounds run against: the service, or the floor's bare server. */
+type GetTarget = Pick<BenchService, 'url' | 'pid'>;
+
 const getMetrics = (
-  service: BenchService,
+  service: GetTarget,
   name: string,
   client: Client,
 ): Promise<LoadSummary | RawGetSummary> =>
@@ -106,11 +115,7 @@ interface GetRead {
   readonly clientWaiting: number | null;
 }
 
-const measuredGet = async (
-  service: BenchService,
-  name: string,
-  client: Client,
-): Promise<GetRead> => {
+const measuredGet = async (service: GetTarget, name: string, client: Client): Promise<GetRead> => {
   const { result, share } = await measureSchedShare(service.pid, () =>
     getMetrics(service, name, client),
   );
@@ -130,10 +135,16 @@ interface PacedRead extends GetRead {
   readonly ingest: WindowRate;
 }
 
-/** (b) GET rounds, once per client, while the paced generator (its own process) ingests at INGEST_RATE. */
-async function getUnderIngest(
-  service: BenchService,
-): Promise<{ readonly reads: PacedRead[]; readonly done: PacedDone }> {
+interface PacedRun {
+  readonly reads: PacedRead[];
+  readonly done: PacedDone;
+}
+
+/**
+ * (b, e) GET rounds, once per client, while the paced generator (its own process) ingests at
+ * INGEST_RATE; `label` prefixes the scenario names.
+ */
+async function getUnderIngest(service: GetTarget, label = ''): Promise<PacedRun> {
   const port = Number(new URL(service.url).port);
   const paced = await startPacedIngest({
     port,
@@ -152,19 +163,54 @@ async function getUnderIngest(
       const from = await paced.counters();
       const read = await measuredGet(
         service,
-        `GET /metrics c=${GET_CONNECTIONS}, ingest ${num(INGEST_RATE)}/s`,
+        `${label}GET /metrics c=${GET_CONNECTIONS}, ingest ${num(INGEST_RATE)}/s`,
         client,
       );
       const to = await paced.counters();
       const ingest = windowRate(from, to);
       log(
-        `paced ingest during the ${client} GET rounds: ${num(ingest.okPerSec)} events/s acknowledged`,
+        `${label}paced ingest during the ${client} GET rounds: ${num(ingest.okPerSec)} events/s acknowledged`,
       );
       reads.push({ ...read, ingest });
     }
     return { reads, done: await paced.stop() };
   } finally {
     await paced.stop().catch(() => undefined);
+  }
+}
+
+const FLOOR_LABEL = 'bare uWS floor: ';
+
+/**
+ * (e) Saves the service's snapshot (seeding it first when part b did not run), for the floor to
+ * serve the same bytes.
+ */
+async function saveSnapshot(service: BenchService, dir: string): Promise<string> {
+  if (!PARTS.includes('b')) {
+    await seedBatches(
+      service.url,
+      FANOUT_SEED,
+      SEED_BATCH,
+      SEED_CONNECTIONS,
+      eventStream(SPREAD, 0x5eed),
+    );
+    await waitForTotal(service.url, FANOUT_SEED, 30_000);
+  }
+  const response = await fetch(`${service.url}/api/v1/metrics`);
+  if (response.status !== 200) throw new Error(`GET /api/v1/metrics answered ${response.status}`);
+  const file = path.join(dir, 'snapshot.json');
+  await writeFile(file, Buffer.from(await response.arrayBuffer()));
+  return file;
+}
+
+/** (e) Part b's load against the bare uWS server: no storage, no actor, the same snapshot bytes. */
+async function floor(snapshotFile: string): Promise<PacedRun> {
+  const bare = await startBareCeiling({ SNAPSHOT_FILE: snapshotFile });
+  try {
+    log(`bare uWS floor pid ${bare.pid}, ${bare.url}`);
+    return await getUnderIngest(bare, FLOOR_LABEL);
+  } finally {
+    await bare.stop();
   }
 }
 
@@ -230,11 +276,14 @@ async function main(): Promise<number> {
   const config = loadConfig(process.env);
 
   let alone: GetRead[] = [];
-  let paced: { readonly reads: PacedRead[]; readonly done: PacedDone } | null = null;
+  let paced: PacedRun | null = null;
+  let floorRun: PacedRun | null = null;
+  const snapshotDir = await mkdtemp(path.join(tmpdir(), 'vigil-floor-'));
+  let snapshotFile: string | null = null;
   let fan: Fanout | null = null;
   let mem: MemoryResult | null = null;
   const profileDir = profileDirFor('metrics');
-  if (/[abc]/.test(PARTS)) {
+  if (/[abce]/.test(PARTS)) {
     const service = await startService(profileDir === undefined ? {} : { profileDir });
     try {
       log(`service pid ${service.pid}, ${service.url}`);
@@ -255,6 +304,7 @@ async function main(): Promise<number> {
           targetSpreadMs: TARGET_SPREAD_MS,
         });
       }
+      if (PARTS.includes('e')) snapshotFile = await saveSnapshot(service, snapshotDir);
       const summary = await readSummary(service.url);
       log(
         `snapshot now: ${num(summary.totalEvents)} events, ${num(summary.uniqueEventTypes)} types`,
@@ -263,10 +313,17 @@ async function main(): Promise<number> {
       await service.stop().catch((error: unknown) => problems.push(errorText(error)));
     }
   }
+  try {
+    if (snapshotFile !== null) floorRun = await floor(snapshotFile);
+  } finally {
+    await rm(snapshotDir, { recursive: true, force: true });
+  }
   if (PARTS.includes('d')) mem = await memory();
 
   const note = machineNote(loadAtStart);
-  if (alone.length > 0 || paced !== null) {
+  const pacedRuns = [paced, floorRun].filter((run): run is PacedRun => run !== null);
+  const pacedReads = pacedRuns.flatMap((run) => run.reads);
+  if (alone.length > 0 || pacedRuns.length > 0) {
     out(`## GET /api/v1/metrics, c=${GET_CONNECTIONS}, median of ${ROUNDS} x ${DURATION} s`);
     out();
     const rows: string[][] = [];
@@ -276,7 +333,7 @@ async function main(): Promise<number> {
       clientWaiting === null ? '–' : num(clientWaiting);
     for (const read of alone)
       rows.push(loadRow(read.get, ['–', '–', frontShare(read), clientWaiting(read)]));
-    for (const read of paced?.reads ?? []) {
+    for (const read of pacedReads) {
       rows.push(
         loadRow(read.get, [
           `${num(read.ingest.okPerSec)} of ${num(INGEST_RATE)}`,
@@ -307,6 +364,16 @@ async function main(): Promise<number> {
           : ` Ingest latency over the whole run p50 ${num(paced.done.p50Ms, 2)} / p99 ` +
             `${num(paced.done.p99Ms, 2)} ms; generator CPU ${num(paced.done.cpuPercent)} % of a core.`),
     );
+    if (floorRun !== null) {
+      out(
+        'Floor (e): the same ingest and GET clients against a bare uWS server in one thread ' +
+          '(bench/support/bare-ceiling.ts) that parses and acknowledges each event without storing ' +
+          "it and serves the service's snapshot bytes as they were after the rounds above (gzipped " +
+          'once, level 1): no storage workers, no metrics actor, no PostgreSQL. What it measures is ' +
+          'what these 2 shared cores give with the load generators on them; Vigil cannot do better. ' +
+          `Its ingest latency p50 ${num(floorRun.done.p50Ms, 2)} / p99 ${num(floorRun.done.p99Ms, 2)} ms.`,
+      );
+    }
     out(
       'autocannon decodes every ~100 KB answer into a string; the lean client (raw sockets, ' +
         'same c, closed loop) only frames it by Content-Length. On 2 shared cores the difference ' +
@@ -321,7 +388,7 @@ async function main(): Promise<number> {
         "waiting: the same wait for the lean client's own thread during its rounds, which its " +
         'latency figures include.',
     );
-    for (const read of paced?.reads ?? []) {
+    for (const read of pacedReads) {
       const p99 = read.get.p99Ms;
       out(
         `${read.get.name}: GET p99 ${num(p99, 2)} ms: target < ${TARGET_GET_P99_MS} ms ` +
@@ -468,17 +535,19 @@ async function main(): Promise<number> {
     out(await summariseProfiles(profileDir));
   }
 
-  const reads = [...alone, ...(paced?.reads ?? [])].map((r) => r.get);
+  const reads = [...alone, ...pacedReads].map((r) => r.get);
   for (const s of [...reads, fan?.without, fan?.with]) {
     if (s !== null && s !== undefined && (s.non2xx > 0 || s.errors > 0)) {
       problems.push(`${s.name}: ${s.non2xx} non-2xx, ${s.errors} errors`);
     }
   }
-  if (paced !== null && paced.done.non2xx + paced.done.errors > 0) {
-    problems.push(
-      `paced ingest: ${paced.done.non2xx} non-2xx ${JSON.stringify(paced.done.statuses)}, ` +
-        `${paced.done.errors} errors ${paced.done.lastError}`,
-    );
+  for (const { done } of pacedRuns) {
+    if (done.non2xx + done.errors > 0) {
+      problems.push(
+        `paced ingest: ${done.non2xx} non-2xx ${JSON.stringify(done.statuses)}, ` +
+          `${done.errors} errors ${done.lastError}`,
+      );
+    }
   }
   if (fan !== null && fan.sessions !== FANOUT_SESSIONS) {
     problems.push(`only ${fan.sessions} of ${FANOUT_SESSIONS} sessions subscribed`);

@@ -1,11 +1,16 @@
 /**
  * The ceiling (run as its own process by start-service.ts): a bare uWS server that reads the body,
  * parses the same JSON and answers 202 with an ack like Vigil's, storing nothing. Port from PORT.
+ * With SNAPSHOT_FILE it also serves that file as GET /api/v1/metrics, gzipped (level 1, as the
+ * metrics actor does) for clients that ask: the floor of bench:metrics' GET rounds.
  */
+import { readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import uWS from 'uWebSockets.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const port = Number.parseInt(process.env.PORT ?? '0', 10);
+const snapshotFile = process.env.SNAPSHOT_FILE;
 let nextId = 0;
 
 interface Exchange {
@@ -31,27 +36,51 @@ function ack(text: string): string {
   });
 }
 
+function batchAck(text: string): string {
+  const body = JSON.parse(text) as { events?: unknown };
+  const count = Array.isArray(body.events) ? body.events.length : 0;
+  return JSON.stringify({ status: 'accepted', accepted: count, firstEventId: `evt_${nextId + 1}` });
+}
+
+/** Reads the whole body, then answers 202 with `reply(body)` (400 if it is not JSON). */
+const acking =
+  (reply: (text: string) => string) =>
+  (res: uWS.HttpResponse): void => {
+    const exchange: Exchange = { aborted: false };
+    res.onAborted(() => {
+      exchange.aborted = true;
+    });
+    const chunks: Buffer[] = [];
+    res.onData((chunk, isLast) => {
+      // uWS reuses the chunk's memory after this callback: copy it, as Vigil's reader does.
+      chunks.push(Buffer.from(chunk.slice(0)));
+      if (!isLast) return;
+      try {
+        answer(res, exchange, '202 Accepted', reply(utf8.decode(Buffer.concat(chunks))));
+      } catch {
+        answer(res, exchange, '400 Bad Request', '{"status":"error","message":"Malformed JSON"}');
+      }
+    });
+  };
+
 const app = uWS.App();
 app.get('/api/v1/events/health', (res) => {
   res.writeHeader('Content-Type', 'application/json').end('{"status":"UP"}');
 });
-app.post('/api/v1/events', (res) => {
-  const exchange: Exchange = { aborted: false };
-  res.onAborted(() => {
-    exchange.aborted = true;
+app.post('/api/v1/events', acking(ack));
+app.post('/api/v1/events/batch', acking(batchAck));
+if (snapshotFile !== undefined) {
+  const plain = readFileSync(snapshotFile);
+  const gzip = gzipSync(plain, { level: 1 });
+  app.get('/api/v1/metrics', (res, req) => {
+    const gzipped = /\bgzip\b/.test(req.getHeader('accept-encoding'));
+    res.cork(() => {
+      res.writeStatus('200 OK').writeHeader('Content-Type', 'application/json');
+      if (gzipped) res.writeHeader('Content-Encoding', 'gzip');
+      res.writeHeader('Vary', 'Accept-Encoding').end(gzipped ? gzip : plain);
+    });
   });
-  const chunks: Buffer[] = [];
-  res.onData((chunk, isLast) => {
-    // uWS reuses the chunk's memory after this callback: copy it, as Vigil's reader does.
-    chunks.push(Buffer.from(chunk.slice(0)));
-    if (!isLast) return;
-    try {
-      answer(res, exchange, '202 Accepted', ack(utf8.decode(Buffer.concat(chunks))));
-    } catch {
-      answer(res, exchange, '400 Bad Request', '{"status":"error","message":"Malformed JSON"}');
-    }
-  });
-});
+}
 app.listen('127.0.0.1', port, (token) => {
   if (token === false) {
     console.error(`bare ceiling: cannot listen on 127.0.0.1:${port}`);

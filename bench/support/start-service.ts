@@ -158,14 +158,19 @@ export async function startService(options: BenchServiceOptions = {}): Promise<B
   };
 }
 
-/** The ceiling: bench/support/bare-ceiling.ts, a bare uWS server that parses and acks only. */
-export async function startBareCeiling(): Promise<ChildServer> {
+/**
+ * The ceiling: bench/support/bare-ceiling.ts, a bare uWS server that parses and acks only (and
+ * serves a fixed metrics snapshot when `env` names a SNAPSHOT_FILE).
+ */
+export async function startBareCeiling(
+  env: Readonly<Record<string, string>> = {},
+): Promise<ChildServer> {
   const port = await freePort();
   return startChildServer({
     name: 'ceiling',
     nodeArgs: ['bench/support/bare-ceiling.ts'],
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port) },
+    env: { ...process.env, ...env, PORT: String(port) },
     port,
     readyPath: HEALTH,
     readyTimeoutMs: 30_000,
