@@ -83,11 +83,13 @@ function pump(): void {
     nextIndex = due - MAX_BACKLOG;
   }
   while (nextIndex < due) {
-    let connection = idle.pop();
+    // Oldest idle first: every connection is used in turn, so at this rate none sits idle for
+    // the 10 s after which uWS closes it (most recent first let the bottom of the stack time out
+    // and race a request against the server's close).
+    let connection = idle.shift();
     if (connection === undefined) return;
-    // uWS closes a keep-alive connection after 10 s without a request. Idle connections wait at
-    // the bottom of this stack, so after a quiet spell some are closed: like any HTTP client, we
-    // open a new one rather than count a request that was never sent as a failure.
+    // After a quiet spell (or below connections / 10 requests a second) one may still be closed:
+    // like any HTTP client, we open a new one rather than count a request never sent as a failure.
     if (connection.closed) {
       all.delete(connection);
       connection = open();
