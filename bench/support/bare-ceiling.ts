@@ -24,22 +24,38 @@ function answer(res: uWS.HttpResponse, exchange: Exchange, status: string, body:
   });
 }
 
-function ack(text: string): string {
-  const event = JSON.parse(text) as { eventType?: unknown; timestamp?: unknown };
+interface Ack {
+  status: 'accepted';
+  eventId: string;
+  eventType: unknown;
+  timestamp: string;
+  message: string;
+}
+
+function ackOf(event: { eventType?: unknown; timestamp?: unknown }): Ack {
   const at = typeof event.timestamp === 'string' ? Date.parse(event.timestamp) : Date.now();
-  return JSON.stringify({
+  return {
     status: 'accepted',
     eventId: `evt_${++nextId}`,
     eventType: event.eventType,
     timestamp: new Date(at).toISOString(),
     message: 'Event accepted for processing',
-  });
+  };
 }
 
+const ack = (text: string): string => JSON.stringify(ackOf(JSON.parse(text) as object));
+
+/** As Vigil's batch answer: every item acknowledged in order (items are not checked). */
 function batchAck(text: string): string {
-  const body = JSON.parse(text) as { events?: unknown };
-  const count = Array.isArray(body.events) ? body.events.length : 0;
-  return JSON.stringify({ status: 'accepted', accepted: count, firstEventId: `evt_${nextId + 1}` });
+  const body = JSON.parse(text) as unknown;
+  const items = Array.isArray(body) ? body : (body as { events?: unknown }).events;
+  const results = Array.isArray(items) ? items.map((item) => ackOf(item as object)) : [];
+  return JSON.stringify({
+    status: 'accepted',
+    accepted: results.length,
+    rejected: 0,
+    results,
+  });
 }
 
 /** Reads the whole body, then answers 202 with `reply(body)` (400 if it is not JSON). */
