@@ -46,7 +46,7 @@ import { runFanout, type Fanout, type FanoutWindow } from './load/stomp-fanout.t
 // FANOUT_SEED (events stored first, so the snapshot names all INGEST_TYPES types as after part b).
 // Memory (d): MEMORY_EVENTS, MEMORY_USERS, MEMORY_TYPES, SEED_BATCH, SEED_CONNECTIONS.
 // Floor (e): part b's ingest and GET clients against bench/support/bare-ceiling.ts serving the
-// service's snapshot as it was after parts a-c (FANOUT_SEED events are stored first without b).
+// service's snapshot as it was after parts a-c (FANOUT_SEED events are stored first without b or c).
 // PARTS=abcde picks parts; PROFILE=1 profiles the service of parts a-c; service variables pass through.
 const ROUNDS = intKnob('ROUNDS', 3);
 const DURATION = intKnob('DURATION', 10);
@@ -182,11 +182,11 @@ async function getUnderIngest(service: GetTarget, label = ''): Promise<PacedRun>
 const FLOOR_LABEL = 'bare uWS floor: ';
 
 /**
- * (e) Saves the service's snapshot (seeding it first when part b did not run), for the floor to
- * serve the same bytes.
+ * (e) Saves the service's snapshot (seeding it first when neither part b nor c stored events), for
+ * the floor to serve the same bytes.
  */
 async function saveSnapshot(service: BenchService, dir: string): Promise<string> {
-  if (!PARTS.includes('b')) {
+  if (!/[bc]/.test(PARTS)) {
     await seedBatches(
       service.url,
       FANOUT_SEED,
