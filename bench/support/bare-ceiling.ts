@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import uWS from 'uWebSockets.js';
+import { acceptsGzip } from '../../src/http/accept-encoding.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const port = Number.parseInt(process.env.PORT ?? '0', 10);
@@ -89,7 +90,8 @@ if (snapshotFile !== undefined) {
   const plain = readFileSync(snapshotFile);
   const gzip = gzipSync(plain, { level: 1 });
   app.get('/api/v1/metrics', (res, req) => {
-    const gzipped = /\bgzip\b/.test(req.getHeader('accept-encoding'));
+    // The service's own negotiation, so both servers send gzip to exactly the same clients.
+    const gzipped = acceptsGzip(req.getHeader('accept-encoding'));
     res.cork(() => {
       res.writeStatus('200 OK').writeHeader('Content-Type', 'application/json');
       if (gzipped) res.writeHeader('Content-Encoding', 'gzip');
