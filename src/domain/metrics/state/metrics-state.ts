@@ -1,18 +1,20 @@
 /**
  * @module Everything the aggregator holds between start / reset, and its upkeep as time passes:
  * when the clock enters a new minute, the minute that left the 24 h is subtracted and forgotten.
+ * Also the per-minute user sketches, which only this state holds.
  */
 import { KeyRegistry } from './key-registry.ts';
 import { LatencyHistograms } from './latency-histograms.ts';
+import { HyperLogLog } from './hyperloglog.ts';
 import { LatencyWindow } from './latency-window.ts';
 import { type MetricsLimits, RETENTION_MINUTES } from '../metrics-limits.ts';
 import { MinuteBuckets } from './minute-buckets.ts';
+import { MinuteSeries } from './minute-series.ts';
 import { PastWindows } from './past-windows.ts';
 import { RetentionTotals } from './retention-totals.ts';
 import { SecondRing } from './second-ring.ts';
 import { hourOfMinute, minuteOf } from '../time.ts';
 import { UserTracker } from './top-users.ts';
-import { UserSketches } from './unique-users.ts';
 
 export class MetricsState {
   readonly types: KeyRegistry;
@@ -87,4 +89,35 @@ export class MetricsState {
 
 function dropExpiredSamples(windows: (LatencyWindow | undefined)[], before: number): void {
   for (const window of windows) window?.dropBefore(before);
+}
+
+/**
+ * Per-minute HyperLogLog sketches of user ids over the 24 h: the estimate of distinct users in any
+ * range of minutes (windowed rules, and uniqueUsers past the tracked-user cap).
+ */
+export class UserSketches {
+  private readonly series = new MinuteSeries<HyperLogLog>({
+    create: () => new HyperLogLog(),
+    clear: (sketch) => sketch.clear(),
+    merge: (target, source) => target.merge(source),
+  });
+  private readonly union = new HyperLogLog();
+
+  /** Hot path: a user (by hashString of its id) seen in `minute`. */
+  add(minute: number, userHash: number): void {
+    this.series.at(minute).addHash(userHash);
+  }
+
+  /** Estimated distinct users in minutes `from`..`to` (inside the 24 h), rounded. */
+  estimate(from: number, to: number, currentMinute: number): number {
+    if (to < from) return 0;
+    this.union.clear();
+    this.mergeInto(this.union, from, to, currentMinute);
+    return Math.round(this.union.estimate());
+  }
+
+  /** Adds the users seen in minutes `from`..`to` (inside the 24 h) to `union`. */
+  mergeInto(union: HyperLogLog, from: number, to: number, currentMinute: number): void {
+    this.series.mergeRange(union, from, to, currentMinute);
+  }
 }
