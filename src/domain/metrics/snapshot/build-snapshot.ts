@@ -8,7 +8,7 @@ import type { LatencyWindow } from '../state/latency-window.ts';
 import type { MetricsState } from '../state/metrics-state.ts';
 import { RETENTION_MINUTES, TOP_USERS } from '../metrics-limits.ts';
 import type { LatencyStats, MetricsSnapshot, TimeWindowStats } from './snapshot.ts';
-import { averageThroughput, currentThroughput, throughputTrend } from './throughput.ts';
+import { averageThroughput, currentThroughput, throughputTrend } from '../state/throughput.ts';
 import { hourOfMinute, isoOf } from '../time.ts';
 import { clampWindow } from '../windows/window-read.ts';
 

@@ -3,9 +3,9 @@
  * plain data, field names exactly as the spec. Maps are null-prototype objects (any key is safe).
  */
 import type { Severity } from '../../event.ts';
-import type { Trend } from './throughput.ts';
+import type { Trend } from '../state/throughput.ts';
 
-export type { Trend } from './throughput.ts';
+export type { Trend } from '../state/throughput.ts';
 
 export interface MetricsSummary {
   readonly totalEvents: number;

@@ -14,7 +14,7 @@ import { PastWindows } from '../state/past-windows.ts';
 import { fillPercentiles } from './percentile-windows.ts';
 import type { ReadGroups } from './read-groups.ts';
 import { SEVERITY_INDEX } from '../state/record-events.ts';
-import { currentThroughput } from '../snapshot/throughput.ts';
+import { currentThroughput } from '../state/throughput.ts';
 import { MINUTE_MS, SECOND_MS } from '../time.ts';
 import { UserWindows } from './user-windows.ts';
 import type { WindowRead } from './window-read.ts';

@@ -12,7 +12,7 @@ import type { MetricsState } from '../../../../src/domain/metrics/state/metrics-
 import type { MinuteBucket } from '../../../../src/domain/metrics/state/minute-buckets.ts';
 import { RETENTION_MINUTES } from '../../../../src/domain/metrics/metrics-limits.ts';
 import { SEVERITY_INDEX } from '../../../../src/domain/metrics/state/record-events.ts';
-import { currentThroughput } from '../../../../src/domain/metrics/snapshot/throughput.ts';
+import { currentThroughput } from '../../../../src/domain/metrics/state/throughput.ts';
 import { MINUTE_MS, SECOND_MS } from '../../../../src/domain/metrics/time.ts';
 
 /** Minutes `from`..`to`, both included, clipped to the 24 h; empty when to < from. */

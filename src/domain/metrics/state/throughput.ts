@@ -9,7 +9,7 @@ import {
   TREND_RECENT_SECONDS,
   TREND_TOLERANCE,
 } from '../metrics-limits.ts';
-import type { SecondRing } from '../state/second-ring.ts';
+import type { SecondRing } from './second-ring.ts';
 import { SECOND_MS, secondOf } from '../time.ts';
 
 export type Trend = 'increasing' | 'decreasing' | 'stable';
