@@ -2,7 +2,8 @@
  * @module What a rule test says about a valid rule: the WARNING cases of DESIGN 6 (valid, but look
  * again) and best-practice recommendations. Pure: metrics are read through WindowedMetrics only.
  */
-import { COUNT_METRICS, parseMetricName, type WindowedMetrics } from '../metrics/metric-names.ts';
+import { COUNT_METRICS, parseMetricName } from '../metrics/windows/metric-names.ts';
+import type { WindowedMetrics } from '../metrics/windows/window-reads.ts';
 import {
   EVALUATED_RULE_TYPES,
   RULE_DEFAULTS,

@@ -4,7 +4,7 @@
  * (each distinct value read computed once), firing those whose condition holds and whose throttling
  * allows. Pure: time comes in as an argument.
  */
-import type { WindowedMetrics } from '../metrics/metric-names.ts';
+import type { WindowedMetrics } from '../metrics/windows/window-reads.ts';
 import { PreparedSet, explainRule, holds, prepareRule, type PreparedRule } from './evaluator.ts';
 import { conditionText } from './condition-text.ts';
 import type { RuleConfig, RuleSeverity, RuleType } from './rule-types.ts';

@@ -2,7 +2,7 @@
  * @module The rule test (spec 2.9, 4.3; DESIGN 6): validate, compile the DRL, simulate against the
  * current metrics, and shape the result. Saved or unsaved rules alike; nothing is stored.
  */
-import type { WindowedMetrics } from '../metrics/metric-names.ts';
+import type { WindowedMetrics } from '../metrics/windows/window-reads.ts';
 import { compileDrl } from './drl.ts';
 import { evaluateRule } from './evaluator.ts';
 import { recommendations, ruleWarnings } from './rule-advice.ts';

@@ -1,7 +1,7 @@
 // The live evaluator (DESIGN 6) on a real Aggregator with an injected clock: when rules fire, the
 // window edges, RATE_CHANGE baselines, nested logic, priority order and what an alert carries.
 import t from 'tap';
-import type { WindowedMetrics } from '../../../src/domain/metrics/metric-names.ts';
+import type { WindowedMetrics } from '../../../src/domain/metrics/windows/window-reads.ts';
 import { RuleEngine } from '../../../src/domain/rules/rule-engine.ts';
 import {
   MINUTE,
