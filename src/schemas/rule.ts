@@ -73,21 +73,11 @@ const FIELDS = {
 } satisfies Record<keyof RuleFields, TSchema>;
 
 const NOT_AN_OBJECT = 'must be a JSON object';
-const { description, priority, notificationChannels, notificationConfig } = FIELDS;
-const { suppressionWindowMinutes, maxAlertsPerHour, createdBy } = FIELDS;
+const { name, ruleType, ruleConfig, severity, ...defaulted } = FIELDS;
 
-/** POST /api/v1/rules. */
+/** POST /api/v1/rules: the fields that have a default (RULE_DEFAULTS, null or none) may be left out. */
 export const RuleCreateBody = Type.Object(
-  {
-    ...FIELDS,
-    description: Type.Optional(description),
-    priority: Type.Optional(priority),
-    notificationChannels: Type.Optional(notificationChannels),
-    notificationConfig: Type.Optional(notificationConfig),
-    suppressionWindowMinutes: Type.Optional(suppressionWindowMinutes),
-    maxAlertsPerHour: Type.Optional(maxAlertsPerHour),
-    createdBy: Type.Optional(createdBy),
-  },
+  { name, ruleType, ruleConfig, severity, ...Type.Partial(Type.Object(defaulted)).properties },
   { additionalProperties: false, errorMessage: NOT_AN_OBJECT },
 );
 export type RuleCreateBody = Static<typeof RuleCreateBody>;
