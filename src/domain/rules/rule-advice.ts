@@ -14,6 +14,7 @@ import {
   type RuleConfig,
   type RuleType,
 } from './rule-types.ts';
+import type { RuleFields } from './rule.ts';
 
 /** The leaves of a validated THRESHOLD or RATE_CHANGE config; none for the other types. */
 function configLeaves(ruleType: RuleType, config: RuleConfig): ConditionLeaf[] {
@@ -71,10 +72,9 @@ export function ruleWarnings(
 }
 
 /** The fields of a rule (or rule-test body) that recommendations look at; absent = default. */
-export interface RuleAdviceInput {
-  readonly ruleType: RuleType;
+export interface RuleAdviceInput
+  extends Pick<RuleFields, 'ruleType'>, Partial<Pick<RuleFields, 'suppressionWindowMinutes'>> {
   readonly config: RuleConfig;
-  readonly suppressionWindowMinutes?: number | undefined;
   readonly notificationChannels?: readonly string[] | null | undefined;
 }
 
