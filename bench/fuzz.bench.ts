@@ -3,11 +3,11 @@
  * HTTP requests (default 10,000) over every endpoint, raw-socket cases, slowloris, STOMP sessions.
  * FUZZ_SEED fixes the run; a failure prints its seed, and FUZZ_REPLAY=seed,seed replays those.
  */
-import { intKnob } from './support/knobs.ts';
-import { num, printTable } from './support/print-table.ts';
-import { runDatabase } from './reliability/databases.ts';
-import { fuzzProblems, headWithBody, runFuzz } from './reliability/fuzz-run.ts';
-import { mib } from './reliability/probes.ts';
+import { intKnob } from './harness/knobs.ts';
+import { num, printTable } from './report/print-table.ts';
+import { runDatabase } from '../test/support/run-databases.ts';
+import { fuzzProblems, headWithBody, runFuzz } from '../test/support/reliability/fuzz-run.ts';
+import { mib } from '../test/support/reliability/probes.ts';
 
 const SEED = intKnob('FUZZ_SEED', Date.now() % 2_000_000_000, 0);
 const REQUESTS = intKnob('FUZZ_REQUESTS', 10_000);

@@ -4,11 +4,11 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { loadConfig } from '../src/config.ts';
-import { intKnob } from './support/knobs.ts';
-import { num, printTable } from './support/print-table.ts';
-import { profileDirFor, summariseProfiles } from './support/profile-summary.ts';
-import { log, runLoad, type LoadRequest, type LoadSummary } from './support/run-load.ts';
-import { startBareCeiling, startService, type BenchService } from './support/start-service.ts';
+import { intKnob } from './harness/knobs.ts';
+import { num, printTable } from './report/print-table.ts';
+import { profileDirFor, summariseProfiles } from './report/profile-summary.ts';
+import { log, runLoad, type LoadRequest, type LoadSummary } from './load-generators/run-load.ts';
+import { startBareCeiling, startService, type BenchService } from './harness/bench-service.ts';
 
 // Knobs (env): ROUNDS, DURATION (s), CONNECTIONS, PIPELINING, WARMUP (s); PROFILE=1 writes CPU
 // profiles; VIGIL_ROOT benches another copy; service variables (STORAGE_WORKERS, ...) pass through.

@@ -13,22 +13,22 @@ import {
   ingestRequestsText,
   ingestSpreadKnobs,
   intKnob,
-} from './support/knobs.ts';
-import { num, printTable } from './support/print-table.ts';
-import { profileDirFor, summariseProfiles } from './support/profile-summary.ts';
-import { runRawGet, type RawGetSummary } from './load/raw-get.ts';
-import { log, median, runLoad, type LoadSummary } from './support/run-load.ts';
-import { startBareCeiling, startService, type BenchService } from './support/start-service.ts';
-import { errorText, loadAverage, machineNote, out } from './load/bench-notes.ts';
-import { eventStream, type EventSpread } from './load/event-mix.ts';
+} from './harness/knobs.ts';
+import { num, printTable } from './report/print-table.ts';
+import { profileDirFor, summariseProfiles } from './report/profile-summary.ts';
+import { runRawGet, type RawGetSummary } from './load-generators/raw-get.ts';
+import { log, median, runLoad, type LoadSummary } from './load-generators/run-load.ts';
+import { startBareCeiling, startService, type BenchService } from './harness/bench-service.ts';
+import { errorText, loadAverage, machineNote, out } from './report/bench-notes.ts';
+import { eventStream, type EventSpread } from './load-generators/event-mix.ts';
 import {
   startPacedIngest,
   windowRate,
   type PacedDone,
   type WindowRate,
-} from './load/paced-ingest.ts';
-import { processMemory, type ProcessMemory } from './load/proc-status.ts';
-import { measureSchedShare, type SchedShare } from './load/thread-cpu.ts';
+} from './load-generators/paced-ingest.ts';
+import { processMemory, type ProcessMemory } from './report/proc-status.ts';
+import { measureSchedShare, type SchedShare } from './report/thread-cpu.ts';
 import {
   readSummary,
   seedBatches,
@@ -36,8 +36,8 @@ import {
   waitForTotal,
   type SeedResult,
   type SnapshotSummary,
-} from './load/service-calls.ts';
-import { runFanout, type Fanout, type FanoutWindow } from './load/stomp-fanout.ts';
+} from './load-generators/service-calls.ts';
+import { runFanout, type Fanout, type FanoutWindow } from './load-generators/stomp-fanout.ts';
 
 // Knobs (env). Rounds: ROUNDS, DURATION (s, GET rounds), WARMUP (s), GET_CONNECTIONS.
 // Paced ingest (b): INGEST_RATE (events/s), INGEST_BATCH (events per request), INGEST_CONNECTIONS,
@@ -45,7 +45,7 @@ import { runFanout, type Fanout, type FanoutWindow } from './load/stomp-fanout.t
 // Fan-out (c): FANOUT_SESSIONS, FANOUT_CONNECTIONS (autocannon c), FANOUT_DURATION (s), FANOUT_IDLE (s),
 // FANOUT_SEED (events stored first, so the snapshot names all INGEST_TYPES types as after part b).
 // Memory (d): MEMORY_EVENTS, MEMORY_USERS, MEMORY_TYPES, SEED_BATCH, SEED_CONNECTIONS.
-// Floor (e): part b's ingest and GET clients against bench/support/bare-ceiling.ts serving the
+// Floor (e): part b's ingest and GET clients against bench/harness/bare-ceiling.ts serving the
 // service's snapshot as it was after parts a-c (FANOUT_SEED events are stored first without b or c).
 // PARTS=abcde picks parts; PROFILE=1 profiles the service of parts a-c; service variables pass through.
 const ROUNDS = intKnob('ROUNDS', 3);
@@ -81,7 +81,7 @@ const rounds = { rounds: ROUNDS, durationSec: DURATION, warmupSec: WARMUP };
 
 /**
  * The GET client: autocannon (the reference), and a lean raw-socket client that never decodes the
- * 100 KB bodies, so that less of the 2 shared cores goes to the generator (bench/load/raw-get.ts).
+ * 100 KB bodies, so that less of the 2 shared cores goes to the generator (bench/load-generators/raw-get.ts).
  */
 type Client = 'autocannon' | 'lean client' | 'lean client, gzip';
 const CLIENTS: readonly Client[] = ['autocannon', 'lean client', 'lean client, gzip'];
@@ -367,7 +367,7 @@ async function main(): Promise<number> {
     if (floorRun !== null) {
       out(
         'Floor (e): the same ingest and GET clients against a bare uWS server in one thread ' +
-          '(bench/support/bare-ceiling.ts) that parses and acknowledges each event without storing ' +
+          '(bench/harness/bare-ceiling.ts) that parses and acknowledges each event without storing ' +
           "it and serves the service's snapshot bytes as they were after the rounds above (gzipped " +
           'once, level 1): no storage workers, no metrics actor, no PostgreSQL. What it measures is ' +
           'what these 2 shared cores give with the load generators on them; Vigil cannot do better. ' +
@@ -454,7 +454,7 @@ async function main(): Promise<number> {
     out(
       `Spread = last minus first session receiving a tick, as timestamped by the subscriber process ` +
         `(a tick is told by its snapshot content; message-id is per session). Sessions opened in ` +
-        `${num(fan.openMs)} ms. The subscribers are a minimal WebSocket client (bench/load/raw-websocket.ts: ` +
+        `${num(fan.openMs)} ms. The subscribers are a minimal WebSocket client (bench/load-generators/raw-websocket.ts: ` +
         `every session reads into one shared buffer and keeps only the bytes that name the tick), so the ` +
         `subscriber process needs less CPU per tick than the service and keeps up with its sends; with ` +
         `\`ws\` it needed about 4 times the service's CPU and its own backlog was most of the spread. ` +

@@ -3,7 +3,7 @@
  * generators and service share the cores), and stdout output helpers.
  */
 import { cpus, loadavg } from 'node:os';
-import { num } from '../support/print-table.ts';
+import { num } from './print-table.ts';
 
 export const out = (line = ''): void => void process.stdout.write(`${line}\n`);
 

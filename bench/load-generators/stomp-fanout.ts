@@ -5,9 +5,9 @@
  * half of the run that the rest of a shared machine may load differently.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { num } from '../support/print-table.ts';
-import { log, median, runLoad, type LoadRequest, type LoadSummary } from '../support/run-load.ts';
-import type { BenchService } from '../support/start-service.ts';
+import { num } from '../report/print-table.ts';
+import { log, median, runLoad, type LoadRequest, type LoadSummary } from './run-load.ts';
+import type { BenchService } from '../harness/bench-service.ts';
 import { eventStream, type EventSpread } from './event-mix.ts';
 import { seedBatches } from './service-calls.ts';
 import {
@@ -18,7 +18,7 @@ import {
   type Subscribers,
   type SubscribersWindow,
 } from './stomp-subscribers.ts';
-import { threadCpuMs } from './thread-cpu.ts';
+import { threadCpuMs } from '../report/thread-cpu.ts';
 
 export interface FanoutOptions {
   readonly sessions: number;

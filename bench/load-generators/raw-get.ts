@@ -3,14 +3,8 @@
  * one reading per round and returns medians in the same shape as an autocannon run.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  log,
-  median,
-  type LoadOptions,
-  type LoadSummary,
-  type RoundStats,
-} from '../support/run-load.ts';
-import { num } from '../support/print-table.ts';
+import { log, median, type LoadOptions, type LoadSummary, type RoundStats } from './run-load.ts';
+import { num } from '../report/print-table.ts';
 import { forkLoadChild } from './load-child.ts';
 
 export interface RawGetOptions {
