@@ -1,5 +1,5 @@
 /**
- * `npm run chaos`: the service as a child process under faults (kill -9 and restart, database
+ * `npm run bench:chaos`: the service as a child process under faults (kill -9 and restart, database
  * outage, overload, abusive WebSocket clients, SIGTERM under load); prints one table per fault.
  * CHAOS=crash,outage,overload,ws,shutdown picks sections; DATABASE_URL adds the external runs.
  */

@@ -1,5 +1,5 @@
 /**
- * `npm run fuzz`: hostile input against the service as a child process: FUZZ_REQUESTS generated
+ * `npm run bench:fuzz`: hostile input against the service as a child process: FUZZ_REQUESTS generated
  * HTTP requests (default 10,000) over every endpoint, raw-socket cases, slowloris, STOMP sessions.
  * FUZZ_SEED fixes the run; a failure prints its seed, and FUZZ_REPLAY=seed,seed replays those.
  */
@@ -128,6 +128,8 @@ if (problems.length === 0) {
       .join('\n')}\n`,
   );
   if (seeds.length > 0)
-    process.stdout.write(`\nReplay: FUZZ_REPLAY=${seeds.slice(0, 50).join(',')} npm run fuzz\n`);
+    process.stdout.write(
+      `\nReplay: FUZZ_REPLAY=${seeds.slice(0, 50).join(',')} npm run bench:fuzz\n`,
+    );
   process.exitCode = 1;
 }

@@ -1,5 +1,5 @@
 /**
- * `npm run soak`: SOAK_SECONDS (default 600) at half capacity with reads, STOMP subscribers and
+ * `npm run bench:soak`: SOAK_SECONDS (default 600) at half capacity with reads, STOMP subscribers and
  * rules; every 10 s: RSS (/proc), health latency (event-loop proxy), rates; then every 202 checked.
  */
 import http from 'node:http';

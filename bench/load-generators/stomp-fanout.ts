@@ -1,5 +1,5 @@
 /**
- * Part c of bench:metrics: N STOMP sessions on /topic/metrics (their own process) and a c=50
+ * The driver of bench:fanout: N STOMP sessions on /topic/metrics (their own process) and a c=50
  * ingest. The ingest rounds alternate between the sessions unsubscribed and subscribed, so the
  * fan-out's cost to ingest is read between neighbouring rounds, not between a first and a second
  * half of the run that the rest of a shared machine may load differently.

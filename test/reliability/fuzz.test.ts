@@ -13,7 +13,7 @@ void t.test('fixed-seed fuzz run', async (t) => {
   const r = await runFuzz(db, {
     seed: SEED,
     requests: 1500,
-    // One at a time: this test is about input; `npm run fuzz` runs 8 at once.
+    // One at a time: this test is about input; `npm run bench:fuzz` runs 8 at once.
     concurrency: 1,
     stompSessions: 150,
     slowMs: 2_000,

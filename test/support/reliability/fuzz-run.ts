@@ -1,7 +1,7 @@
 /**
  * One complete hostile-input run against a child service: generated HTTP requests, raw-socket
  * cases, a slowloris crowd and STOMP sessions; then the service must still answer health and
- * drain on SIGTERM with exit 0. Shared by `npm run fuzz` and the test suite.
+ * drain on SIGTERM with exit 0. Shared by `npm run bench:fuzz` and the test suite.
  */
 import { freePort } from '../free-port.ts';
 import type { RunDatabase } from '../run-databases.ts';
