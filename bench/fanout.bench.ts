@@ -9,7 +9,7 @@ import { startService } from './harness/bench-service.ts';
 import { log, median } from './load-generators/run-load.ts';
 import { runFanout, type Fanout, type FanoutWindow } from './load-generators/stomp-fanout.ts';
 import type { EventSpread } from './load-generators/event-mix.ts';
-import { errorText, loadAverage, machineNote, out } from './report/bench-notes.ts';
+import { errorText, loadAverage, machineNote, out, serviceNote } from './report/bench-notes.ts';
 import { LOAD_COLUMNS, loadRow } from './report/load-table.ts';
 import { num, printTable } from './report/print-table.ts';
 import { profileDirFor, summariseProfiles } from './report/profile-summary.ts';
@@ -137,11 +137,7 @@ async function main(): Promise<number> {
     await service.stop().catch((error: unknown) => problems.push(errorText(error)));
   }
   report(fan, machineNote(loadAtStart));
-  out(
-    `Service: STORAGE_WORKERS=${config.STORAGE_WORKERS} METRICS_REFRESH_MS=${config.METRICS_REFRESH_MS} ` +
-      `METRICS_BROADCAST_MS=${config.METRICS_BROADCAST_MS} RULE_EVALUATION_MS=${config.RULE_EVALUATION_MS}; ` +
-      `total bench time ${num((Date.now() - started) / 1000)} s.`,
-  );
+  out(serviceNote(config, started));
   if (profileDir !== undefined) {
     out();
     out(`CPU profiles in ${profileDir}:`);

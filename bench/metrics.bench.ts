@@ -19,7 +19,7 @@ import { profileDirFor, summariseProfiles } from './report/profile-summary.ts';
 import { runRawGet, type RawGetSummary } from './load-generators/raw-get.ts';
 import { log, runLoad, type LoadSummary } from './load-generators/run-load.ts';
 import { startBareCeiling, startService, type BenchService } from './harness/bench-service.ts';
-import { errorText, loadAverage, machineNote, out } from './report/bench-notes.ts';
+import { errorText, loadAverage, machineNote, out, serviceNote } from './report/bench-notes.ts';
 import { eventStream, type EventSpread } from './load-generators/event-mix.ts';
 import {
   startPacedIngest,
@@ -405,11 +405,7 @@ async function main(): Promise<number> {
     out(note);
     out();
   }
-  out(
-    `Service: STORAGE_WORKERS=${config.STORAGE_WORKERS} METRICS_REFRESH_MS=${config.METRICS_REFRESH_MS} ` +
-      `METRICS_BROADCAST_MS=${config.METRICS_BROADCAST_MS} RULE_EVALUATION_MS=${config.RULE_EVALUATION_MS}; ` +
-      `total bench time ${num((Date.now() - started) / 1000)} s.`,
-  );
+  out(serviceNote(config, started));
   if (profileDir !== undefined) {
     out();
     out(`CPU profiles (service of parts a, b, e) in ${profileDir}:`);

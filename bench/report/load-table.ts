@@ -1,16 +1,20 @@
-/** The columns and row of one autocannon summary, shared by the GET (metrics) and fan-out tables. */
+/** The columns and row of one autocannon summary, shared by the tables of the HTTP benches. */
 import type { LoadSummary } from '../load-generators/run-load.ts';
 import { num } from './print-table.ts';
 
-export const LOAD_COLUMNS = [
-  { title: 'scenario' },
-  { title: 'c', align: 'right' },
-  { title: 'req/s', align: 'right' },
-  { title: 'p50 ms', align: 'right' },
-  { title: 'p99 ms', align: 'right' },
-  { title: 'non-2xx', align: 'right' },
-  { title: 'errors', align: 'right' },
-] as const;
+/** `connectionsTitle`: 'c' in the metrics and fan-out tables, 'connections' in the older ones. */
+export const loadColumns = (connectionsTitle = 'c') =>
+  [
+    { title: 'scenario' },
+    { title: connectionsTitle, align: 'right' },
+    { title: 'req/s', align: 'right' },
+    { title: 'p50 ms', align: 'right' },
+    { title: 'p99 ms', align: 'right' },
+    { title: 'non-2xx', align: 'right' },
+    { title: 'errors', align: 'right' },
+  ] as const;
+
+export const LOAD_COLUMNS = loadColumns();
 
 export const loadRow = (s: LoadSummary, extra: readonly string[] = []): string[] => [
   s.name,
