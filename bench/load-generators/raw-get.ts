@@ -3,7 +3,14 @@
  * one reading per round and returns medians in the same shape as an autocannon run.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { log, median, type LoadOptions, type LoadSummary, type RoundStats } from './run-load.ts';
+import {
+  log,
+  median,
+  roundMedians,
+  type LoadOptions,
+  type LoadSummary,
+  type RoundStats,
+} from './run-load.ts';
 import { num } from '../report/print-table.ts';
 import { forkLoadChild } from './load-child.ts';
 
@@ -63,9 +70,7 @@ export async function runRawGet(
       connections: options.connections,
       pipelining: 1,
       rounds,
-      reqPerSec: median(rounds.map((r) => r.reqPerSec)),
-      p50Ms: median(rounds.map((r) => r.p50Ms)),
-      p99Ms: median(rounds.map((r) => r.p99Ms)),
+      ...roundMedians(rounds),
       non2xx: rounds.reduce((n, r) => n + r.non2xx, 0),
       errors: rounds.reduce((n, r) => n + r.errors, 0),
       total2xx: rounds.reduce((n, r) => n + r.ok, 0),

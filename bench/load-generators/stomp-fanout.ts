@@ -6,7 +6,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { num } from '../report/print-table.ts';
-import { log, median, runLoad, type LoadRequest, type LoadSummary } from './run-load.ts';
+import { log, roundMedians, runLoad, type LoadRequest, type LoadSummary } from './run-load.ts';
 import type { BenchService } from '../harness/bench-service.ts';
 import { eventStream, type EventSpread } from './event-mix.ts';
 import { seedBatches } from './service-calls.ts';
@@ -87,9 +87,7 @@ function combine(name: string, parts: readonly LoadSummary[], o: FanoutOptions):
     connections: o.connections,
     pipelining: 1,
     rounds,
-    reqPerSec: median(rounds.map((r) => r.reqPerSec)),
-    p50Ms: median(rounds.map((r) => r.p50Ms)),
-    p99Ms: median(rounds.map((r) => r.p99Ms)),
+    ...roundMedians(rounds),
     non2xx: sum((p) => p.non2xx),
     errors: sum((p) => p.errors),
     total2xx: sum((p) => p.total2xx),
