@@ -2,17 +2,17 @@
 // and endless frames and messages, sockets that never CONNECT. Each is dropped; well-behaved
 // subscribers keep receiving the metrics every second; memory stays bounded.
 import t from 'tap';
-import { runDatabase } from '../../bench/reliability/databases.ts';
-import { freePort } from '../../bench/support/child-server.ts';
-import { spawnVigil, stopVigil } from '../../bench/reliability/vigil-process.ts';
-import { runWsAbuse } from '../../bench/reliability/ws-abuse.ts';
+import { runDatabase } from '../support/run-databases.ts';
+import { freePort } from '../support/free-port.ts';
+import { spawnVigil, stopServer } from '../support/service-process.ts';
+import { runWsAbuse } from '../support/reliability/ws-abuse.ts';
 
 void t.test('abusers dropped, subscribers keep their cadence', async (t) => {
   const db = await runDatabase();
   t.teardown(() => db.cleanup());
   const proc = await spawnVigil({ port: await freePort(), env: { ...db.env }, forward: false });
   t.teardown(async () => {
-    if (proc.exit() === null) await stopVigil(proc);
+    if (proc.exit() === null) await stopServer(proc);
   });
   const r = await runWsAbuse(proc, { subscribers: 3, idleSockets: 50, dropTimeoutMs: 25_000 });
   for (const a of r.abusers) {
@@ -27,5 +27,5 @@ void t.test('abusers dropped, subscribers keep their cadence', async (t) => {
     (r.rssMaxKiB ?? 0) - (r.rssBeforeKiB ?? 0) < 150 * 1024,
     `RSS bounded (${(r.rssBeforeKiB ?? 0) >> 10} -> max ${(r.rssMaxKiB ?? 0) >> 10} MiB)`,
   );
-  t.equal((await stopVigil(proc)).code, 0, 'exit 0 after SIGTERM');
+  t.equal((await stopServer(proc)).code, 0, 'exit 0 after SIGTERM');
 });
