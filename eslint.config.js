@@ -68,6 +68,7 @@ export default tseslint.config(
   layer(
     ['src/domain/**'],
     [
+      '**/instrumentation/*',
       '**/http/*',
       '**/stomp/*',
       '**/actors/*',
