@@ -1,18 +1,28 @@
-# Vigil: one image, TypeScript run by tsx (no build step). Set DATABASE_URL to use your own
-# PostgreSQL; without it the embedded PostgreSQL keeps its data in the /data volume.
+# Vigil: compiled JavaScript on Node 20. The build stage compiles src, workers and migrations with
+# tsc (tsconfig.build.json); the image carries dist/ and the production dependencies only.
+# Set DATABASE_URL to use your own PostgreSQL; without it the embedded PostgreSQL keeps its data
+# in the /data volume.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+RUN npm install -g npm@11
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY workers ./workers
+COPY migrations ./migrations
+RUN npm run build
+
 FROM node:20-bookworm-slim
 WORKDIR /app
 RUN npm install -g npm@11
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
-COPY tsconfig.json ./
-COPY src ./src
-COPY workers ./workers
-COPY migrations ./migrations
+COPY --from=build /app/dist ./dist
 RUN mkdir -p /data && chown node:node /data
 USER node
 ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0 VIGIL_DATA_DIR=/data
 VOLUME ["/data"]
 EXPOSE 8080
 STOPSIGNAL SIGTERM
-CMD ["node", "--import", "tsx", "src/main.ts"]
+CMD ["node", "dist/src/main.js"]

@@ -12,6 +12,7 @@ const layer = (files, group) => ({
 
 /** What the pure domain may not import. */
 const DOMAIN = [
+  '**/instrumentation/*',
   '**/http/*',
   '**/stomp/*',
   '**/actors/*',

@@ -69,6 +69,11 @@ export const ConfigSchema = Type.Object({
     1000,
     'How often the ACTIVE rules are evaluated against the live metrics.',
   ),
+  EVALUATION_CPU_STATS: Type.Boolean({
+    default: false,
+    description:
+      "Also measure each rule evaluation's time on a CPU (Linux scheduler statistics): onCpu of GET /api/v1/rules/evaluation-stats; off: null.",
+  }),
   METRICS_MAX_EVENT_TYPES: Int(
     1,
     1000000,

@@ -51,6 +51,7 @@ export async function startService(
       metricsChannel,
       refreshMs: config.METRICS_REFRESH_MS,
       evaluationMs: config.RULE_EVALUATION_MS,
+      evaluationCpuStats: config.EVALUATION_CPU_STATS,
       logLevel: config.LOG_LEVEL,
       maxEventTypes: config.METRICS_MAX_EVENT_TYPES,
       maxSources: config.METRICS_MAX_SOURCES,

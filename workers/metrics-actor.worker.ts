@@ -9,8 +9,7 @@ import { gzipSync } from 'node:zlib';
 import { Aggregator } from '../src/domain/metrics/aggregator.ts';
 import { RuleEngine } from '../src/domain/rules/rule-engine.ts';
 import { testRule } from '../src/domain/rules/rule-test.ts';
-import { TickStats } from '../src/domain/rules/tick-stats.ts';
-import { threadSchedTimes } from '../src/thread-schedstat.ts';
+import { TickTimer } from '../src/instrumentation/tick-timer.ts';
 import { createLogger } from '../src/log.ts';
 import {
   assertNever,
@@ -51,17 +50,9 @@ events.onmessage = (message: unknown) => {
 const refresh = setInterval(publishSnapshot, data.refreshMs);
 
 const engine = new RuleEngine();
-const tickStats = new TickStats();
+const tickTimer = new TickTimer(data.evaluationCpuStats);
 const evaluate = (): void => {
-  const before = threadSchedTimes();
-  const started = performance.now();
-  const fired = engine.tick(aggregator, Date.now());
-  const wallMs = performance.now() - started;
-  const after = threadSchedTimes();
-  tickStats.add(
-    wallMs,
-    before === null || after === null ? null : (after.onCpuNs - before.onCpuNs) / 1e6,
-  );
+  const fired = tickTimer.time(() => engine.tick(aggregator, Date.now()));
   for (const alert of fired) post({ type: 'alert', alert });
 };
 const evaluation = setInterval(evaluate, data.evaluationMs);
@@ -94,7 +85,7 @@ port.on('message', (command: MetricsCommand) => {
         post({ type: 'reply', requestId, result: { ok: true, value: { rules: engine.size() } } });
         return;
       case 'evaluation-stats': {
-        const value = { rules: engine.size(), ...tickStats.summary(command.last) };
+        const value = { rules: engine.size(), ...tickTimer.summary(command.last) };
         post({ type: 'reply', requestId, result: { ok: true, value } });
         return;
       }
@@ -102,6 +93,7 @@ port.on('message', (command: MetricsCommand) => {
         clearInterval(refresh);
         clearInterval(evaluation);
         events.close();
+        tickTimer.close();
         post({ type: 'reply', requestId, result: { ok: true, value: null } });
         port.close();
         return;

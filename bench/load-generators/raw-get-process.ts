@@ -7,7 +7,7 @@
 import * as hdr from 'hdr-histogram-js';
 import { childSide } from './load-child.ts';
 import { RawConnection } from './raw-http.ts';
-import { threadSchedTimes } from '../../src/thread-schedstat.ts';
+import { threadSchedTimes } from '../../src/instrumentation/thread-schedstat.ts';
 import type { RawGetIn, RawGetOptions, RawGetOut } from './raw-get.ts';
 
 const { options, post } = childSide<RawGetOptions, RawGetOut>();

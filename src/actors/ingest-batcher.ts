@@ -52,9 +52,8 @@ export interface IngestBatcher {
 }
 
 /**
- * A request's events and how to answer it. Module-level functions settle it: tsx compiles with
- * esbuild's keepNames, which wraps every named closure in a defineProperty call, and this runs
- * 5,000 times a second on the front thread.
+ * A request's events and how to answer it: the write's result or its deadline, whichever comes
+ * first (answer and fail below settle it once).
  */
 interface Request {
   readonly events: readonly NewEvent[];
@@ -68,7 +67,6 @@ interface Request {
   done: boolean;
 }
 
-/** Answers a request once: the write's result or the deadline, whichever comes first. */
 function answer(request: Request, result: Result<readonly number[], DbFailure>): void {
   if (request.done) return;
   request.done = true;

@@ -19,9 +19,9 @@ import type {
   MetricsReplies,
   SerialisedSnapshot,
 } from '../protocol/metrics-actor.ts';
-import { workerExecArgv } from './worker-exec-argv.ts';
+import { workerEntry, workerExecArgv } from './worker-entry.ts';
 
-const WORKER_FILE = new URL('../../workers/metrics-actor.worker.ts', import.meta.url);
+const WORKER_FILE = workerEntry('metrics-actor');
 
 type CommandType = MetricsCommand['type'];
 type CommandInput<K extends CommandType> = Omit<

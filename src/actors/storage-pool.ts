@@ -4,15 +4,13 @@
  */
 import { Piscina } from 'piscina';
 import { AppError } from '../errors.ts';
-import { workerExecArgv } from './worker-exec-argv.ts';
+import { workerEntry, workerExecArgv } from './worker-entry.ts';
 import type {
   StorageInput,
   StorageOperation,
   StorageOutput,
   StorageWorkerData,
 } from '../protocol/storage.ts';
-
-const WORKER_FILE = new URL('../../workers/storage.worker.ts', import.meta.url).href;
 
 export interface StoragePool {
   run<K extends StorageOperation>(name: K, input: StorageInput<K>): Promise<StorageOutput<K>>;
@@ -39,7 +37,7 @@ const TIMED_OUT = { ok: false, code: 'DB_FAILURE', message: 'database timeout' }
 
 export function startStoragePool(options: StoragePoolOptions): StoragePool {
   const pool = new Piscina({
-    filename: WORKER_FILE,
+    filename: workerEntry('storage').href,
     minThreads: options.threads,
     maxThreads: options.threads,
     idleTimeout: Number.POSITIVE_INFINITY,

@@ -24,66 +24,41 @@ export interface BodyReader {
 export const clientGone = (): AppError =>
   new AppError('MALFORMED_JSON', 'The client closed the connection before the body ended');
 
-/**
- * Reads the body as text. Must be called before the handler returns to uWS. A class rather than
- * closures: tsx (esbuild keepNames) wraps each named closure in a defineProperty call, on every
- * ingest request.
- */
+/** Reads the body as text. Must be called before the handler returns to uWS. */
 export function readBody(res: uWS.HttpResponse, maxBytes: number): BodyReader {
-  return new StreamedBody(res, maxBytes);
-}
-
-class StreamedBody implements BodyReader {
-  readonly text: Promise<string>;
-  private settle!: (text: string) => void;
-  private refuse!: (error: unknown) => void;
-  private chunks: Buffer[] | null = null;
-  private size = 0;
-  private settled = false;
-
-  constructor(res: uWS.HttpResponse, maxBytes: number) {
-    this.text = new Promise<string>((resolve, reject) => {
-      this.settle = resolve;
-      this.refuse = reject;
+  let fail: (error: AppError) => void = () => {};
+  const text = new Promise<string>((resolve, reject) => {
+    let chunks: Buffer[] | null = null;
+    let size = 0;
+    let settled = false;
+    fail = (error) => {
+      if (settled) return;
+      settled = true;
+      reject(error);
+    };
+    const decode = (bytes: Buffer): void => {
+      settled = true;
+      try {
+        resolve(utf8.decode(bytes));
+      } catch {
+        reject(new AppError('MALFORMED_JSON', 'Request body is not valid UTF-8'));
+      }
+    };
+    res.onData((chunk, isLast) => {
+      if (settled) return;
+      size += chunk.byteLength;
+      if (size > maxBytes) {
+        fail(tooLarge(maxBytes));
+        return;
+      }
+      // uWS reuses the chunk's memory after this callback: copy it unless it is the whole body.
+      if (isLast && chunks === null) {
+        decode(Buffer.from(chunk));
+        return;
+      }
+      (chunks ??= []).push(Buffer.from(chunk.slice(0)));
+      if (isLast) decode(Buffer.concat(chunks, size));
     });
-    res.onData((chunk, isLast) => this.onChunk(chunk, isLast, maxBytes));
-  }
-
-  abort(): void {
-    this.fail(clientGone());
-  }
-
-  private fail(error: AppError): void {
-    if (this.settled) return;
-    this.settled = true;
-    this.refuse(error);
-  }
-
-  private onChunk(chunk: ArrayBuffer, isLast: boolean, maxBytes: number): void {
-    if (this.settled) return;
-    this.size += chunk.byteLength;
-    if (this.size > maxBytes) {
-      this.fail(tooLarge(maxBytes));
-      return;
-    }
-    // uWS reuses the chunk's memory after this callback: copy it unless it is the whole body.
-    if (isLast && this.chunks === null) {
-      this.settled = true;
-      this.decode(Buffer.from(chunk));
-      return;
-    }
-    (this.chunks ??= []).push(Buffer.from(chunk.slice(0)));
-    if (isLast) {
-      this.settled = true;
-      this.decode(Buffer.concat(this.chunks, this.size));
-    }
-  }
-
-  private decode(bytes: Buffer): void {
-    try {
-      this.settle(utf8.decode(bytes));
-    } catch {
-      this.refuse(new AppError('MALFORMED_JSON', 'Request body is not valid UTF-8'));
-    }
-  }
+  });
+  return { text, abort: () => fail(clientGone()) };
 }

@@ -5,6 +5,7 @@
 import { Type } from '@sinclair/typebox';
 import { alertRoutes } from './handlers/alerts.ts';
 import { eventRoutes, type EventDeps } from './handlers/events.ts';
+import { evaluationStatsRoutes } from './handlers/evaluation-stats.ts';
 import { metricsRoutes, type MetricsDeps } from './handlers/metrics.ts';
 import { ruleTestRoutes } from './handlers/rule-test.ts';
 import { ruleRoutes, type RuleDeps } from './handlers/rules.ts';
@@ -22,6 +23,7 @@ export function buildRoutes(deps: RouteDeps): Route[] {
     ...ruleRoutes(deps),
     ...ruleTestRoutes(deps),
     ...alertRoutes(deps),
+    ...evaluationStatsRoutes(deps),
   ];
   const openApi: Route = {
     method: 'GET',

@@ -6,7 +6,7 @@ import type { MetricEvent } from '../domain/event.ts';
 import type { FiredAlert } from '../domain/rules/alert.ts';
 import type { ActiveRule } from '../domain/rules/rule.ts';
 import type { RuleTestInput, RuleTestResult } from '../domain/rules/rule-test.ts';
-import type { TickSummary } from '../domain/rules/tick-stats.ts';
+import type { TickSummary } from '../instrumentation/tick-stats.ts';
 
 /** Storage workers -> metrics actor, on the BroadcastChannel named in their workerData. */
 export type MetricsChannelMessage = {
@@ -86,6 +86,8 @@ export interface MetricsActorData {
   readonly metricsChannel: string;
   readonly refreshMs: number;
   readonly evaluationMs: number;
+  /** Measure each evaluation tick's time on a CPU too (EVALUATION_CPU_STATS). */
+  readonly evaluationCpuStats: boolean;
   readonly logLevel: string;
   readonly maxEventTypes: number;
   readonly maxSources: number;

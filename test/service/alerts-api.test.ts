@@ -22,7 +22,11 @@ import {
 } from './alerts-helpers.ts';
 
 const EVALUATION_MS = 200;
-const svc = await startTestService(t, { RULE_EVALUATION_MS: String(EVALUATION_MS) });
+// EVALUATION_CPU_STATS: evaluation-stats reports the time on a CPU too (off by default).
+const svc = await startTestService(t, {
+  RULE_EVALUATION_MS: String(EVALUATION_MS),
+  EVALUATION_CPU_STATS: 'true',
+});
 const rules = rulesApi(svc);
 
 /** Every MESSAGE on /topic/alerts since the test started, parsed and checked. */

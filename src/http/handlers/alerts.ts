@@ -1,12 +1,10 @@
 /**
  * @module Alert history (DESIGN 6): all alerts or one rule's, newest first, paged like events, with
- * filters; and the evaluator's own timing.
+ * filters.
  */
 import { Type } from '@sinclair/typebox';
-import type { MetricsActor } from '../../actors/metrics-actor-client.ts';
 import type { StoragePool } from '../../actors/storage-pool.ts';
 import { RULE_SEVERITIES, type RuleSeverity } from '../../domain/rules/rule-types.ts';
-import { KEEP_TICKS } from '../../domain/rules/tick-stats.ts';
 import { AppError, notFound, validationError } from '../../errors.ts';
 import type { AlertFilter } from '../../domain/rules/alert.ts';
 import { ErrorSchema } from '../../schemas/event-responses.ts';
@@ -25,7 +23,6 @@ import { MAX_RULE_ID, POSITIVE_INT, ruleIdOf } from './rules.ts';
 
 export interface AlertDeps {
   readonly pool: StoragePool;
-  readonly metrics: MetricsActor;
 }
 
 type FilterCheck =
@@ -55,15 +52,6 @@ function filterOf(req: Request, ruleId: number | null): FilterCheck {
       since,
     },
   };
-}
-
-/** `?last=N`: how many of the kept ticks to summarise (all 600 when absent). */
-function lastTicksOf(req: Request): number {
-  const raw = req.query.get('last');
-  if (raw === null) return KEEP_TICKS;
-  if (!POSITIVE_INT.test(raw) || Number(raw) > KEEP_TICKS)
-    throw validationError({ last: `last must be an integer from 1 to ${KEEP_TICKS}` });
-  return Number(raw);
 }
 
 async function list(deps: AlertDeps, req: Request, ruleId: number | null): Promise<Reply> {
@@ -143,34 +131,5 @@ export const alertRoutes = (deps: AlertDeps): Route[] => [
       responses: { 200: PageSchema(AlertSchema), 400: ErrorSchema, 404: ErrorSchema },
     },
     handle: (req) => list(deps, req, ruleIdOf(req)),
-  },
-  {
-    method: 'GET',
-    path: '/api/v1/rules/evaluation-stats',
-    body: 'none',
-    doc: {
-      summary: 'How long evaluating the ACTIVE rules took per tick, over the last `last` ticks',
-      query: Type.Object({
-        last: Type.Optional(Type.Integer({ minimum: 1, maximum: KEEP_TICKS, default: KEEP_TICKS })),
-      }),
-      responses: {
-        200: Type.Object({
-          rules: Type.Integer(),
-          ticks: Type.Integer(),
-          p50Ms: Type.Number(),
-          p99Ms: Type.Number(),
-          maxMs: Type.Number(),
-          onCpu: Type.Union([
-            Type.Object({ p50Ms: Type.Number(), p99Ms: Type.Number(), maxMs: Type.Number() }),
-            Type.Null(),
-          ]),
-        }),
-        400: ErrorSchema,
-      },
-    },
-    handle: async (req) => ({
-      status: 200,
-      body: await deps.metrics.evaluationStats(lastTicksOf(req)),
-    }),
   },
 ];

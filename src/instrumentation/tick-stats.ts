@@ -1,7 +1,7 @@
 /**
  * @module Durations of the evaluator's ticks (the last 600): nearest-rank p50 / p99 and the max over
- * the last N of them, of the wall time and, where the thread's scheduler times are known, of the
- * time it spent on a CPU (the wall time minus waiting for a core on a busy machine).
+ * the last N of them, of the wall time and, where the thread's scheduler times are measured, of
+ * the time it spent on a CPU (the wall time minus waiting for a core on a busy machine).
  */
 export const KEEP_TICKS = 600;
 
@@ -14,7 +14,7 @@ export interface Percentiles {
 export interface TickSummary extends Percentiles {
   /** Every tick so far. */
   readonly ticks: number;
-  /** Null while some summarised tick had no CPU time (scheduler statistics unavailable). */
+  /** Null while some summarised tick had no CPU time (not measured, or statistics unavailable). */
   readonly onCpu: Percentiles | null;
 }
 
