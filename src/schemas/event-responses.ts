@@ -3,26 +3,29 @@
  * API in OpenAPI and let tests check answers against the same definitions.
  */
 import { Type } from '@sinclair/typebox';
-import { SEVERITIES } from '../domain/event.ts';
+import { SEVERITIES, type EventRecord } from '../domain/event.ts';
+import { describes } from './describes.ts';
 import { PageSchema } from './paging.ts';
 
 const Severity = Type.Union(SEVERITIES.map((s) => Type.Literal(s)));
 
-export const EventSchema = Type.Object({
-  id: Type.Integer(),
-  eventId: Type.String({ pattern: '^evt_[0-9]+$' }),
-  eventType: Type.String(),
-  timestamp: Type.String({ format: 'date-time' }),
-  source: Type.String(),
-  userId: Type.Union([Type.String(), Type.Null()]),
-  sessionId: Type.Union([Type.String(), Type.Null()]),
-  severity: Severity,
-  tags: Type.Record(Type.String(), Type.String()),
-  metadata: Type.Record(Type.String(), Type.Unknown()),
-  receivedAt: Type.String({ format: 'date-time' }),
-  processingLatencyMs: Type.Integer({ minimum: 0 }),
-  error: Type.Boolean(),
-});
+export const EventSchema = describes<EventRecord>()(
+  Type.Object({
+    id: Type.Integer(),
+    eventId: Type.String({ pattern: '^evt_[0-9]+$' }),
+    eventType: Type.String(),
+    timestamp: Type.String({ format: 'date-time' }),
+    source: Type.String(),
+    userId: Type.Union([Type.String(), Type.Null()]),
+    sessionId: Type.Union([Type.String(), Type.Null()]),
+    severity: Severity,
+    tags: Type.Record(Type.String(), Type.String()),
+    metadata: Type.Record(Type.String(), Type.Unknown()),
+    receivedAt: Type.String({ format: 'date-time' }),
+    processingLatencyMs: Type.Integer({ minimum: 0 }),
+    error: Type.Boolean(),
+  }),
+);
 
 export const EventPageSchema = PageSchema(EventSchema);
 

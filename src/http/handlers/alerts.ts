@@ -7,6 +7,7 @@ import type { StoragePool } from '../../actors/storage-pool.ts';
 import { RULE_SEVERITIES, type RuleSeverity } from '../../domain/rules/rule-types.ts';
 import { AppError, notFound, validationError } from '../../errors.ts';
 import type { AlertFilter } from '../../domain/rules/alert.ts';
+import { AlertSchema } from '../../schemas/alert-responses.ts';
 import { ErrorSchema } from '../../schemas/event-responses.ts';
 import {
   isPaging,
@@ -87,19 +88,6 @@ async function list(deps: AlertDeps, req: Request, ruleId: number | null): Promi
   return { status: 200, body: toPage(value.rows, value.total, paging) };
 }
 
-const AlertSchema = Type.Object({
-  id: Type.Integer(),
-  ruleId: Type.Integer(),
-  ruleName: Type.String(),
-  ruleVersion: Type.Integer(),
-  severity: Type.String(),
-  triggeredAt: Type.String({ format: 'date-time' }),
-  matchedConditions: Type.Array(Type.String()),
-  currentValues: Type.Record(Type.String(), Type.Number()),
-  condition: Type.String(),
-  message: Type.String(),
-  deliveries: Type.Array(Type.Object({}, { additionalProperties: true })),
-});
 const AlertQuery = Type.Composite([
   PagingQuerySchema,
   Type.Object({

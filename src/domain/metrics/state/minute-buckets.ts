@@ -2,28 +2,23 @@
  * @module Per-minute counts over the rolling 24 h (by `receivedAt`): totals, errors, latency sum /
  * min / max, per severity / type / source, and the minute's busiest second. A window is a sum of them.
  */
-import { SEVERITIES } from '../../event.ts';
-import { EMPTY_UINT32, fitUint32 } from './dense-counts.ts';
+import { EventCounts } from './event-counts.ts';
 import { RETENTION_MINUTES } from '../metrics-limits.ts';
 
-export class MinuteBucket {
+export class MinuteBucket extends EventCounts<Uint32Array<ArrayBuffer>> {
   minute = -1;
-  events = 0;
-  errors = 0;
-  latencySum = 0;
   latencyMin = Infinity;
   latencyMax = -Infinity;
-  readonly severities = new Uint32Array(SEVERITIES.length);
-  byType = EMPTY_UINT32;
-  errorsByType = EMPTY_UINT32;
-  bySource = EMPTY_UINT32;
-  errorsBySource = EMPTY_UINT32;
   /** The highest 1-second count within this minute, and that second's start (epoch ms). */
   peakSecondCount = 0;
   peakSecondStart = 0;
 
-  /** Hot path: one event. `typeLimit` / `sourceLimit` bound the growth of the id-indexed arrays. */
-  add(
+  constructor() {
+    super((length) => new Uint32Array(length));
+  }
+
+  /** Hot path: one event, as EventCounts.add, and the minute's latency range. */
+  override add(
     typeId: number,
     sourceId: number,
     severity: number,
@@ -32,26 +27,9 @@ export class MinuteBucket {
     typeLimit: number,
     sourceLimit: number,
   ): void {
-    this.events++;
-    this.latencySum += latencyMs;
     if (latencyMs < this.latencyMin) this.latencyMin = latencyMs;
     if (latencyMs > this.latencyMax) this.latencyMax = latencyMs;
-    this.severities[severity]!++;
-    const byType = (this.byType = fitUint32(this.byType, typeId, typeLimit));
-    byType[typeId]!++;
-    const bySource = (this.bySource = fitUint32(this.bySource, sourceId, sourceLimit));
-    bySource[sourceId]!++;
-    if (isError) {
-      this.errors++;
-      const errorsByType = (this.errorsByType = fitUint32(this.errorsByType, typeId, typeLimit));
-      errorsByType[typeId]!++;
-      const errorsBySource = (this.errorsBySource = fitUint32(
-        this.errorsBySource,
-        sourceId,
-        sourceLimit,
-      ));
-      errorsBySource[sourceId]!++;
-    }
+    super.add(typeId, sourceId, severity, isError, latencyMs, typeLimit, sourceLimit);
   }
 
   /** Makes the bucket count `minute` from zero; its arrays are kept for reuse. */

@@ -3,47 +3,12 @@
  * leaves the retention. The snapshot reads these instead of summing 1440 buckets per key.
  */
 import { SEVERITIES } from '../../event.ts';
-import { EMPTY_FLOAT64, fitFloat64 } from './dense-counts.ts';
+import { EventCounts } from './event-counts.ts';
 import type { MinuteBucket } from './minute-buckets.ts';
 
-export class RetentionTotals {
-  events = 0;
-  errors = 0;
-  latencySum = 0;
-  readonly severities = new Float64Array(SEVERITIES.length);
-  byType = EMPTY_FLOAT64;
-  errorsByType = EMPTY_FLOAT64;
-  bySource = EMPTY_FLOAT64;
-  errorsBySource = EMPTY_FLOAT64;
-
-  /** Hot path: one event (same arguments as MinuteBucket.add). */
-  add(
-    typeId: number,
-    sourceId: number,
-    severity: number,
-    isError: boolean,
-    latencyMs: number,
-    typeLimit: number,
-    sourceLimit: number,
-  ): void {
-    this.events++;
-    this.latencySum += latencyMs;
-    this.severities[severity]!++;
-    const byType = (this.byType = fitFloat64(this.byType, typeId, typeLimit));
-    byType[typeId]!++;
-    const bySource = (this.bySource = fitFloat64(this.bySource, sourceId, sourceLimit));
-    bySource[sourceId]!++;
-    if (isError) {
-      this.errors++;
-      const errorsByType = (this.errorsByType = fitFloat64(this.errorsByType, typeId, typeLimit));
-      errorsByType[typeId]!++;
-      const errorsBySource = (this.errorsBySource = fitFloat64(
-        this.errorsBySource,
-        sourceId,
-        sourceLimit,
-      ));
-      errorsBySource[sourceId]!++;
-    }
+export class RetentionTotals extends EventCounts<Float64Array<ArrayBuffer>> {
+  constructor() {
+    super((length) => new Float64Array(length));
   }
 
   /**
