@@ -9,6 +9,7 @@
 import { syncBuiltinESMExports } from 'node:module';
 import workerThreads, { Worker, type WorkerOptions } from 'node:worker_threads';
 import t from 'tap';
+import { interceptTimer } from '../support/intercept-timer.ts';
 import { startTestService } from '../support/service.ts';
 import { until } from '../stomp/helpers.ts';
 import { getMetrics, postJson, resetMetrics, sleep, waitForMetrics } from './helpers.ts';
@@ -60,8 +61,8 @@ class WatchedWorker extends Worker {
 syncBuiltinESMExports();
 
 /**
- * The restart back-off, watched the same way: a timer the actor client itself sets (it sets none
- * but the restart timer) is held, with its delay, until the test fires it. The delays are checked, never
+ * The restart back-off, watched the same way: a timer the actor client sets (it sets none but the
+ * restart timer) is held, with its delay, until the test fires it. The delays are checked, never
  * waited out.
  */
 interface HeldTimer {
@@ -69,33 +70,20 @@ interface HeldTimer {
   fire(): void;
 }
 const heldRestarts: HeldTimer[] = [];
-const realSetTimeout = globalThis.setTimeout;
-const CLIENT_FILE = '/src/actors/metrics-actor-client.ts';
-function watchedSetTimeout(
-  callback: (...args: unknown[]) => void,
-  ms?: number,
-  ...args: unknown[]
-): NodeJS.Timeout {
-  // Only the client's own calls: its caller's frame, not any frame (a Worker it starts sets some).
-  const caller = (new Error().stack ?? '').split('\n')[2] ?? '';
-  if (!caller.includes(CLIENT_FILE)) return realSetTimeout(callback, ms, ...args);
-  // A real handle for the client to unref or clear; it never fires by itself.
-  const handle = realSetTimeout(() => {}, 2 ** 31 - 1);
-  heldRestarts.push({
-    ms: ms ?? 0,
-    fire: () => {
-      clearTimeout(handle);
-      callback(...args);
-    },
-  });
-  return handle;
-}
-globalThis.setTimeout = Object.assign(watchedSetTimeout, {
-  __promisify__: realSetTimeout.__promisify__,
-}) as typeof setTimeout;
-t.teardown(() => {
-  globalThis.setTimeout = realSetTimeout;
-});
+t.teardown(
+  interceptTimer('setTimeout', '/src/actors/metrics-actor-client.ts', (callback, ms, real) => {
+    // A real handle for the client to unref or clear; it never fires by itself.
+    const handle = real(() => {}, 2 ** 31 - 1);
+    heldRestarts.push({
+      ms,
+      fire: () => {
+        clearTimeout(handle);
+        callback();
+      },
+    });
+    return handle;
+  }),
+);
 
 const svc = await startTestService(t, { METRICS_REFRESH_MS: '50' });
 
