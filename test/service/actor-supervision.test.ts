@@ -12,7 +12,7 @@ import t from 'tap';
 import { interceptTimer } from '../support/intercept-timer.ts';
 import { startTestService } from '../support/service.ts';
 import { until } from '../stomp/helpers.ts';
-import { getMetrics, postJson, resetMetrics, sleep, waitForMetrics } from './helpers.ts';
+import { getMetrics, postJson, resetMetrics, waitForMetrics } from './helpers.ts';
 
 interface Actor {
   readonly worker: Worker;
@@ -98,11 +98,7 @@ const current = (): Actor => {
  * where the dead actor's last one (still served until then) counted events.
  */
 async function waitForActor(count: number): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (actors.length < count) {
-    if (Date.now() > deadline) throw new Error(`no actor number ${count}`);
-    await sleep(10);
-  }
+  await until(() => actors.length >= count, `actor number ${count}`);
   await current().ready;
   await waitForMetrics(svc, (s) => s.summary.totalEvents === 0, 'the new actor (zero)');
 }
