@@ -2,12 +2,44 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+const STYLE_LAYERS = 'Breaks the layering of STYLE.md section 3.';
 const layer = (files, group) => ({
   files,
   rules: {
+    'no-restricted-imports': ['error', { patterns: [{ group, message: STYLE_LAYERS }] }],
+  },
+});
+
+/** What the pure domain may not import. */
+const DOMAIN = [
+  '**/http/*',
+  '**/stomp/*',
+  '**/actors/*',
+  '**/db/*',
+  '**/protocol/*',
+  '**/schemas/*',
+  'uWebSockets.js',
+  'piscina',
+  'postgres',
+  'pino',
+  'node:worker_threads',
+];
+
+/** The domain's block for one folder of domain/metrics, plus what that folder may not import. */
+const metricsLayer = (folder, group) => ({
+  files: [`src/domain/metrics/${folder}/**`],
+  rules: {
     'no-restricted-imports': [
       'error',
-      { patterns: [{ group, message: 'Breaks the layering of STYLE.md section 3.' }] },
+      {
+        patterns: [
+          { group: DOMAIN, message: STYLE_LAYERS },
+          {
+            group,
+            message: 'Breaks the layering of domain/metrics: state <- windows <- snapshot.',
+          },
+        ],
+      },
     ],
   },
 });
@@ -64,22 +96,12 @@ export default tseslint.config(
     },
   },
   // One block per folder, each with its complete list (flat config replaces, not merges, options).
-  layer(
-    ['src/domain/**'],
-    [
-      '**/http/*',
-      '**/stomp/*',
-      '**/actors/*',
-      '**/db/*',
-      '**/protocol/*',
-      '**/schemas/*',
-      'uWebSockets.js',
-      'piscina',
-      'postgres',
-      'pino',
-      'node:worker_threads',
-    ],
-  ),
+  layer(['src/domain/**'], DOMAIN),
+  // Inside the metrics: state/ (what is held, recorded on the hot path) <- windows/ (the values
+  // rules read) <- snapshot/ (spec 2.10) <- aggregator.ts, which alone joins them.
+  metricsLayer('state', ['**/windows/*', '**/snapshot/*', '**/aggregator.ts']),
+  metricsLayer('windows', ['**/snapshot/*', '**/aggregator.ts']),
+  metricsLayer('snapshot', ['**/aggregator.ts']),
   layer(
     ['src/protocol/**', 'src/schemas/**'],
     [

@@ -12,7 +12,8 @@ import { prng, sourceName, typeName, userName } from './load/event-mix.ts';
 import { ruleBodies } from './load/rule-mix.ts';
 import type { MetricEvent, Severity } from '../src/domain/event.ts';
 import { Aggregator } from '../src/domain/metrics/aggregator.ts';
-import { RuleEngine, type ActiveRule } from '../src/domain/rules/rule-engine.ts';
+import { RuleEngine } from '../src/domain/rules/rule-engine.ts';
+import type { ActiveRule } from '../src/domain/rules/rule.ts';
 import { validateRuleConfig } from '../src/domain/rules/rule-config-validation.ts';
 import type { RuleSeverity, RuleType } from '../src/domain/rules/rule-types.ts';
 

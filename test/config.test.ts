@@ -1,6 +1,6 @@
 import t from 'tap';
 import { ConfigError, ConfigSchema, loadConfig } from '../src/config.ts';
-import { readmeRow } from './support/readme.ts';
+import { docRow, docRows } from './support/doc-tables.ts';
 
 t.test('defaults apply and values are converted from strings', async (t) => {
   const config = loadConfig({ PORT: '9000', STORAGE_WORKERS: '3' });
@@ -31,8 +31,16 @@ t.test('every bad variable is named at once', async (t) => {
 t.test('README documents every environment variable with its default', async (t) => {
   for (const [name, schema] of Object.entries(ConfigSchema.properties)) {
     const dflt = (schema as { default?: string | number }).default;
-    const row = readmeRow(name);
+    const row = docRow('README.md', name);
     t.ok(row, `${name} has a row in the README's configuration table`);
     if (dflt !== undefined) t.equal(row?.[1], `\`${dflt}\``, `${name}'s default is in its row`);
   }
+});
+
+t.test('README documents no variable the configuration does not read', async (t) => {
+  const documented = docRows('README.md')
+    .filter((cells) => /^`[A-Z][A-Z0-9_]+`$/.test(cells[0] ?? ''))
+    .map((cells) => (cells[0] ?? '').slice(1, -1));
+  t.ok(documented.length > 0, "the README's configuration table is found");
+  t.same(documented.sort(), Object.keys(ConfigSchema.properties).sort());
 });

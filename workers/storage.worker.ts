@@ -11,11 +11,11 @@ import * as events from '../src/db/events-repository.ts';
 import * as rules from '../src/db/rules-repository.ts';
 import * as alerts from '../src/db/alerts-repository.ts';
 import type { MetricEvent } from '../src/domain/event.ts';
+import type { RuleRecord } from '../src/domain/rules/rule.ts';
 import { createLogger } from '../src/log.ts';
 import type { MetricsChannelMessage } from '../src/protocol/metrics-actor.ts';
 import type {
   DbFailure,
-  RuleRecord,
   Result,
   StorageHandlers,
   StorageWorkerData,

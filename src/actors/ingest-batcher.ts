@@ -7,7 +7,8 @@
  * each batch costs a wake-up of every thread it crosses and a commit, whatever its size.
  */
 import { AppError } from '../errors.ts';
-import type { DbFailure, NewEvent, Result } from '../protocol/storage.ts';
+import type { NewEvent } from '../domain/event.ts';
+import type { DbFailure, Result } from '../protocol/storage.ts';
 import type { StoragePool } from './storage-pool.ts';
 
 export interface IngestBatcherOptions {

@@ -6,7 +6,8 @@
  */
 import { Worker } from 'node:worker_threads';
 import { gzipSync } from 'node:zlib';
-import type { ActiveRule, FiredAlert } from '../domain/rules/rule-engine.ts';
+import type { FiredAlert } from '../domain/rules/alert.ts';
+import type { ActiveRule } from '../domain/rules/rule.ts';
 import type { RuleTestInput, RuleTestResult } from '../domain/rules/rule-test.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';

@@ -4,10 +4,9 @@
  * delivery results stored on it. The actor never waits for any of this.
  */
 import type { StoragePool } from '../actors/storage-pool.ts';
-import type { FiredAlert } from '../domain/rules/rule-engine.ts';
-import type { RuleFields } from '../domain/rules/rule-fields.ts';
+import type { AlertRecord, DeliveryResult, FiredAlert } from '../domain/rules/alert.ts';
+import type { RuleFields } from '../domain/rules/rule.ts';
 import type { Logger } from '../log.ts';
-import type { AlertRecord, DeliveryResult } from '../protocol/storage.ts';
 
 export type Deliver = (
   alert: AlertRecord,

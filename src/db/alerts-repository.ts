@@ -3,9 +3,14 @@
  * (one statement, no read-modify-write), delivery results, listing, and the ACTIVE rules with their
  * last hour of alerts for the evaluator. Parameterised queries only.
  */
-import type { ActiveRule, FiredAlert } from '../domain/rules/rule-engine.ts';
+import type {
+  AlertFilter,
+  AlertRecord,
+  DeliveryResult,
+  FiredAlert,
+} from '../domain/rules/alert.ts';
+import type { ActiveRule } from '../domain/rules/rule.ts';
 import type { RuleSeverity } from '../domain/rules/rule-types.ts';
-import type { AlertFilter, AlertRecord, DeliveryResult } from '../protocol/storage.ts';
 import type { Sql } from './connect.ts';
 
 interface AlertRow {
@@ -52,7 +57,7 @@ export async function recordAlert(sql: Sql, alert: FiredAlert): Promise<AlertRec
                         matched_conditions, current_values, condition_text, message)
     VALUES (${alert.ruleId}, ${alert.ruleName}, ${alert.ruleVersion}, ${alert.severity},
             ${triggeredAt}, ${json(sql, alert.matchedConditions)}, ${json(sql, alert.currentValues)},
-            ${alert.conditionText}, ${alert.message})
+            ${alert.condition}, ${alert.message})
     RETURNING *`;
   return toRecord(row as AlertRow);
 }

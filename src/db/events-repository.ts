@@ -4,7 +4,7 @@
  */
 import { isErrorSeverity, type Severity } from '../domain/event.ts';
 import { eventIdOf } from '../domain/event-id.ts';
-import type { EventPage, EventRecord, NewEvent } from '../protocol/storage.ts';
+import type { EventPage, EventRecord, NewEvent } from '../domain/event.ts';
 import type { Sql, Tx } from './connect.ts';
 
 /** Below this offset a plain OFFSET scan is cheap; above it we locate the page through counts. */

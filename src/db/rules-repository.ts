@@ -4,7 +4,7 @@
  */
 import { drlHash, generateDrl } from '../domain/rules/drl.ts';
 import { RULE_TYPES, type RuleStatus } from '../domain/rules/rule-types.ts';
-import type { RuleFields, RuleFilter, RuleRecord, RuleStatistics } from '../protocol/storage.ts';
+import type { RuleFields, RuleFilter, RuleRecord, RuleStatistics } from '../domain/rules/rule.ts';
 import type { Sql, Tx } from './connect.ts';
 
 interface RuleRow {

@@ -4,7 +4,7 @@
  */
 import { channelConfig } from '../domain/rules/notification-config.ts';
 import type { NotificationChannel } from '../domain/rules/rule-types.ts';
-import type { AlertPayload, DeliveryResult } from './alert-payload.ts';
+import type { AlertPayload, DeliveryResult } from '../domain/rules/alert.ts';
 import { sendEmail } from './email.ts';
 import type { NotifyOptions } from './notify-options.ts';
 import { deliveryFailure, describeError } from './result.ts';

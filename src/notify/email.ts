@@ -5,7 +5,7 @@
 import { createTransport, type Transporter } from 'nodemailer';
 import type { SMTPSentMessageInfo } from 'nodemailer/lib/smtp-transport';
 import type { EmailConfig } from '../domain/rules/notification-config.ts';
-import type { AlertPayload, DeliveryResult } from './alert-payload.ts';
+import type { AlertPayload, DeliveryResult } from '../domain/rules/alert.ts';
 import type { NotifyOptions } from './notify-options.ts';
 import { type AttemptOutcome, deliveryFailure, describeError, withRetries } from './result.ts';
 

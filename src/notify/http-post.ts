@@ -3,7 +3,7 @@
  * body with a per-attempt timeout; 2xx ok, 5xx and network errors retried, 3xx and 4xx final.
  */
 import { SERVICE_NAME, SERVICE_VERSION } from '../version.ts';
-import type { DeliveryResult } from './alert-payload.ts';
+import type { DeliveryResult } from '../domain/rules/alert.ts';
 import { blockedUrlReason } from './host-allowed.ts';
 import type { NotifyOptions } from './notify-options.ts';
 import {

@@ -2,7 +2,7 @@
  * @module Alert notifications (DESIGN 6), the public face of src/notify: deliverAlert and its
  * types, and NotifyOptions built from the Config. Runs on the front thread.
  */
-export type { AlertPayload, DeliveryResult } from './alert-payload.ts';
+export type { AlertPayload, DeliveryResult } from '../domain/rules/alert.ts';
 export { deliverAlert, type NotifyRule } from './deliver.ts';
 export { isHostAllowed } from './host-allowed.ts';
 export {

@@ -4,7 +4,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { NotificationChannel } from '../domain/rules/rule-types.ts';
-import type { DeliveryResult } from './alert-payload.ts';
+import type { DeliveryResult } from '../domain/rules/alert.ts';
 import type { NotifyOptions } from './notify-options.ts';
 
 /** What one attempt came to; `retry` is a failure that another attempt may fix. */

@@ -3,7 +3,7 @@
  * `blocks`) from the alert and POSTs it (front thread; retries per NotifyOptions; never throws).
  */
 import type { SlackConfig } from '../domain/rules/notification-config.ts';
-import type { AlertPayload, DeliveryResult } from './alert-payload.ts';
+import type { AlertPayload, DeliveryResult } from '../domain/rules/alert.ts';
 import { postJson } from './http-post.ts';
 import type { NotifyOptions } from './notify-options.ts';
 

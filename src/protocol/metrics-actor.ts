@@ -3,7 +3,8 @@
  * no class instances): everything here crosses a thread boundary by structured clone.
  */
 import type { MetricEvent } from '../domain/event.ts';
-import type { ActiveRule, FiredAlert } from '../domain/rules/rule-engine.ts';
+import type { FiredAlert } from '../domain/rules/alert.ts';
+import type { ActiveRule } from '../domain/rules/rule.ts';
 import type { RuleTestInput, RuleTestResult } from '../domain/rules/rule-test.ts';
 import type { TickSummary } from '../domain/rules/tick-stats.ts';
 

@@ -4,8 +4,7 @@
  */
 import { Kind, Type, TypeRegistry, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { SEVERITIES, type Severity } from '../domain/event.ts';
-import type { NewEvent } from '../protocol/storage.ts';
+import { SEVERITIES, type NewEvent, type Severity } from '../domain/event.ts';
 import { depthOf, findUnstorable } from './json-guards.ts';
 import { schemaErrors } from './schema-errors.ts';
 import { parseInstant } from './timestamp.ts';

@@ -1,10 +1,10 @@
 /**
  * @module Rule request bodies (spec 4.2, 4.3; DESIGN 6): typebox schemas, their Static types, the
- * checks compiled once, and checkRuleBody, which maps every problem to a field path and message.
+ * checks compiled once, and checkRuleBody, which maps every problem to a field path and message
+ * with the shared schema-error mapping and JSON guards.
  */
-import { type Static, type TSchema, Type } from '@sinclair/typebox';
-import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { ValueErrorType } from '@sinclair/typebox/errors';
+import { type SchemaOptions, type Static, type TSchema, Type } from '@sinclair/typebox';
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { notificationConfigErrors } from '../domain/rules/notification-config.ts';
 import { validateRuleConfig } from '../domain/rules/rule-config-validation.ts';
 import type { RuleTestInput } from '../domain/rules/rule-test.ts';
@@ -14,66 +14,79 @@ import {
   RULE_SEVERITIES,
   RULE_TYPES,
   type NotificationChannel,
-  type RuleConfig,
-  type RuleSeverity,
-  type RuleType,
 } from '../domain/rules/rule-types.ts';
+import type { RuleFields } from '../domain/rules/rule.ts';
+import { depthOf, findUnstorable } from './json-guards.ts';
+import { schemaErrors } from './schema-errors.ts';
 
 /** Java `int` / PostgreSQL `integer`: priority is the DRL salience. */
 const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
 
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
-const literals = <T extends string>(values: readonly T[]) =>
-  Type.Union(values.map((v) => Type.Literal(v)));
+const Nullable = <T extends TSchema>(schema: T, errorMessage: string) =>
+  Type.Union([schema, Type.Null()], { errorMessage });
+const literals = <T extends string>(values: readonly T[], errorMessage: string) =>
+  Type.Union(
+    values.map((v) => Type.Literal(v)),
+    { errorMessage },
+  );
+const AnyObject = (options?: SchemaOptions) => Type.Record(Type.String(), Type.Unknown(), options);
 
-const Name = Type.String({ minLength: 1, maxLength: 255 });
-const RuleTypeSchema = literals(RULE_TYPES);
-const Severity = literals(RULE_SEVERITIES);
-const AnyObject = Type.Record(Type.String(), Type.Unknown());
-const Priority = Type.Integer({ minimum: INT32_MIN, maximum: INT32_MAX });
-const Suppression = Type.Integer({ minimum: 0, maximum: INT32_MAX });
-const MaxAlerts = Type.Integer({ minimum: 1, maximum: INT32_MAX });
-const Channels = Type.Array(literals(NOTIFICATION_CHANNELS), { uniqueItems: true });
-const Text = Nullable(Type.String());
-const CreatedBy = Nullable(Type.String({ maxLength: 255 }));
+/** The fields a rule author sets (RuleFields), each with the message of its every fault. */
+const FIELDS = {
+  name: Type.String({
+    minLength: 1,
+    maxLength: 255,
+    errorMessage: 'name must be a string of 1 to 255 characters',
+  }),
+  description: Nullable(Type.String(), 'description must be a string or null'),
+  ruleType: literals(RULE_TYPES, `ruleType must be one of ${RULE_TYPES.join(', ')}`),
+  ruleConfig: AnyObject({ errorMessage: 'ruleConfig must be an object' }),
+  severity: literals(RULE_SEVERITIES, `severity must be one of ${RULE_SEVERITIES.join(', ')}`),
+  priority: Type.Integer({
+    minimum: INT32_MIN,
+    maximum: INT32_MAX,
+    errorMessage: `priority must be an integer from ${INT32_MIN} to ${INT32_MAX}`,
+  }),
+  notificationChannels: Type.Array(
+    literals(NOTIFICATION_CHANNELS, `must be one of ${NOTIFICATION_CHANNELS.join(', ')}`),
+    {
+      uniqueItems: true,
+      errorMessage: `notificationChannels must be an array of distinct channels from ${NOTIFICATION_CHANNELS.join(', ')}`,
+    },
+  ),
+  notificationConfig: Nullable(AnyObject(), 'notificationConfig must be an object or null'),
+  suppressionWindowMinutes: Type.Integer({
+    minimum: 0,
+    maximum: INT32_MAX,
+    errorMessage: `suppressionWindowMinutes must be an integer from 0 to ${INT32_MAX} (0 = no suppression)`,
+  }),
+  maxAlertsPerHour: Type.Integer({
+    minimum: 1,
+    maximum: INT32_MAX,
+    errorMessage: `maxAlertsPerHour must be an integer from 1 to ${INT32_MAX}`,
+  }),
+  createdBy: Nullable(
+    Type.String({ maxLength: 255 }),
+    'createdBy must be a string of at most 255 characters, or null',
+  ),
+} satisfies Record<keyof RuleFields, TSchema>;
 
-/** POST /api/v1/rules. */
+const NOT_AN_OBJECT = 'must be a JSON object';
+const { name, ruleType, ruleConfig, severity, ...defaulted } = FIELDS;
+
+/** POST /api/v1/rules: the fields that have a default (RULE_DEFAULTS, null or none) may be left out. */
 export const RuleCreateBody = Type.Object(
-  {
-    name: Name,
-    description: Type.Optional(Text),
-    ruleType: RuleTypeSchema,
-    ruleConfig: AnyObject,
-    severity: Severity,
-    priority: Type.Optional(Priority),
-    notificationChannels: Type.Optional(Channels),
-    notificationConfig: Type.Optional(Nullable(AnyObject)),
-    suppressionWindowMinutes: Type.Optional(Suppression),
-    maxAlertsPerHour: Type.Optional(MaxAlerts),
-    createdBy: Type.Optional(CreatedBy),
-  },
-  { additionalProperties: false },
+  { name, ruleType, ruleConfig, severity, ...Type.Partial(Type.Object(defaulted)).properties },
+  { additionalProperties: false, errorMessage: NOT_AN_OBJECT },
 );
 export type RuleCreateBody = Static<typeof RuleCreateBody>;
 
 /** PUT /api/v1/rules/{id}: every field optional; `null` clears description, notificationConfig, createdBy. */
-export const RuleUpdateBody = Type.Object(
-  {
-    name: Type.Optional(Name),
-    description: Type.Optional(Text),
-    ruleType: Type.Optional(RuleTypeSchema),
-    ruleConfig: Type.Optional(AnyObject),
-    severity: Type.Optional(Severity),
-    priority: Type.Optional(Priority),
-    notificationChannels: Type.Optional(Channels),
-    notificationConfig: Type.Optional(Nullable(AnyObject)),
-    suppressionWindowMinutes: Type.Optional(Suppression),
-    maxAlertsPerHour: Type.Optional(MaxAlerts),
-    createdBy: Type.Optional(CreatedBy),
-  },
-  { additionalProperties: false },
-);
+export const RuleUpdateBody = Type.Partial(RuleCreateBody, {
+  additionalProperties: false,
+  errorMessage: NOT_AN_OBJECT,
+});
 export type RuleUpdateBody = Static<typeof RuleUpdateBody>;
 
 /**
@@ -82,7 +95,7 @@ export type RuleUpdateBody = Static<typeof RuleUpdateBody>;
  */
 export const RuleTestBody = Type.Object(
   { ...RuleCreateBody.properties, ruleConfig: Type.Unknown() },
-  { additionalProperties: false },
+  { additionalProperties: false, errorMessage: NOT_AN_OBJECT },
 );
 export type RuleTestBody = Static<typeof RuleTestBody>;
 
@@ -90,34 +103,15 @@ const CreateCheck = TypeCompiler.Compile(RuleCreateBody);
 const UpdateCheck = TypeCompiler.Compile(RuleUpdateBody);
 const TestCheck = TypeCompiler.Compile(RuleTestBody);
 
-/** A create body with every default applied and ruleConfig normalised: ready to store. */
-export interface RuleCreateInput {
-  readonly name: string;
-  readonly description: string | null;
-  readonly ruleType: RuleType;
-  readonly ruleConfig: RuleConfig;
-  readonly severity: RuleSeverity;
-  readonly priority: number;
-  readonly notificationChannels: readonly NotificationChannel[];
-  readonly notificationConfig: Readonly<Record<string, unknown>> | null;
-  readonly suppressionWindowMinutes: number;
-  readonly maxAlertsPerHour: number;
-  readonly createdBy: string | null;
-}
-
 /** The fields an update sets; ruleConfig, when present, is normalised for the effective type. */
-export type RuleUpdateInput = Partial<RuleCreateInput>;
+export type RuleUpdateInput = Partial<RuleFields>;
 
 /**
  * The stored rule (callers pass the whole stored rule): what an update's ruleType / ruleConfig and
  * notificationChannels / notificationConfig are checked against. Absent channels / config: none.
  */
-export interface CurrentRuleConfig {
-  readonly ruleType: RuleType;
-  readonly ruleConfig: unknown;
-  readonly notificationChannels?: readonly NotificationChannel[];
-  readonly notificationConfig?: Readonly<Record<string, unknown>> | null;
-}
+export type CurrentRuleConfig = Pick<RuleFields, 'ruleType' | 'ruleConfig'> &
+  Partial<Pick<RuleFields, 'notificationChannels' | 'notificationConfig'>>;
 
 export type RuleBodyCheck<T> =
   | { readonly ok: true; readonly value: T }
@@ -134,112 +128,56 @@ const ASSIGNED_FIELDS = new Set([
   'version',
 ]);
 
-const FIELD_MESSAGES: Readonly<Record<string, string>> = {
-  name: 'name must be a string of 1 to 255 characters',
-  description: 'description must be a string or null',
-  ruleType: `ruleType must be one of ${RULE_TYPES.join(', ')}`,
-  ruleConfig: 'ruleConfig must be an object',
-  severity: `severity must be one of ${RULE_SEVERITIES.join(', ')}`,
-  priority: `priority must be an integer from ${INT32_MIN} to ${INT32_MAX}`,
-  notificationChannels: `notificationChannels must be an array of distinct channels from ${NOTIFICATION_CHANNELS.join(', ')}`,
-  notificationConfig: 'notificationConfig must be an object or null',
-  suppressionWindowMinutes: `suppressionWindowMinutes must be an integer from 0 to ${INT32_MAX} (0 = no suppression)`,
-  maxAlertsPerHour: `maxAlertsPerHour must be an integer from 1 to ${INT32_MAX}`,
-  createdBy: 'createdBy must be a string of at most 255 characters, or null',
-};
-
-function unknownFieldMessage(field: string): string {
+/**
+ * A field of the stored rule that no body may set is named with what to do instead. Such a field
+ * is never in the schema, so any error under its name is that it is unknown.
+ */
+function notSettable(field: string): string | undefined {
   if (field === 'status') {
     return 'status cannot be set here: use POST /api/v1/rules/{id}/enable, /disable or /archive';
   }
-  if (ASSIGNED_FIELDS.has(field)) return `${field} is assigned by the service and cannot be set`;
-  return `Unknown field '${field}'`;
+  return ASSIGNED_FIELDS.has(field)
+    ? `${field} is assigned by the service and cannot be set`
+    : undefined;
 }
 
-/** `/notificationChannels/0` → `notificationChannels.0` (JSON pointer unescaped). */
-const pathKey = (pointer: string): string =>
-  pointer
-    .split('/')
-    .slice(1)
-    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .join('.');
+const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === 'object' && value !== null;
 
-function schemaErrors(
-  check: typeof CreateCheck | typeof UpdateCheck | typeof TestCheck,
-  body: unknown,
-): Record<string, string> {
-  const errors: Record<string, string> = {};
-  for (const error of check.Errors(body)) {
-    const key = pathKey(error.path);
-    if (key in errors) continue;
-    if (key === '') {
-      errors['body'] = 'The body must be a JSON object';
-      break;
-    }
-    const field = key.split('.')[0] ?? key;
-    if (error.type === ValueErrorType.ObjectAdditionalProperties) {
-      errors[key] = unknownFieldMessage(key);
-    } else if (error.type === ValueErrorType.ObjectRequiredProperty) {
-      errors[key] = `${key} is required`;
-    } else if (field === 'notificationChannels' && key !== field) {
-      errors[key] = `must be one of ${NOTIFICATION_CHANNELS.join(', ')}`;
-    } else if (field === 'notificationChannels' && error.type === ValueErrorType.ArrayUniqueItems) {
-      errors[key] = 'notificationChannels must not list a channel twice';
-    } else {
-      errors[key] = FIELD_MESSAGES[field] ?? `${key} is invalid`;
-    }
+/** The shared mapping (schema-errors.ts), with the messages only a rule body can give. */
+function bodyErrors(check: TypeCheck<TSchema>, body: unknown): Record<string, string> {
+  const errors = schemaErrors(check.Errors(body));
+  for (const field of Object.keys(errors)) {
+    const message = notSettable(field);
+    if (message !== undefined) errors[field] = message;
+  }
+  // The schema's message says "distinct"; a body that lists a channel twice is told just that.
+  const channels = isObject(body) ? body['notificationChannels'] : undefined;
+  if (
+    'notificationChannels' in errors &&
+    Array.isArray(channels) &&
+    new Set(channels).size < channels.length
+  ) {
+    errors['notificationChannels'] = 'notificationChannels must not list a channel twice';
   }
   return errors;
 }
 
-// eslint-disable-next-line no-control-regex -- U+0000 is exactly what this looks for
-const STORABLE_PROBLEM = /[\u0000\p{Cs}]/u;
-
-/** Deeper JSON than this is refused: PostgreSQL's jsonb would hit its stack limit (a 500). */
-const MAX_JSON_DEPTH = 64;
+/** Deeper JSON in one field is refused: PostgreSQL's jsonb would hit its stack limit (a 500). */
+const MAX_FIELD_DEPTH = 63;
 
 /**
- * PostgreSQL text and jsonb cannot hold U+0000, and an unpaired surrogate is not UTF-8: either would
- * fail (or be altered) at insert, so name the path here. A bad key names the key's parent.
- * Iterative, so that no nesting depth can overflow the stack.
+ * What a schema cannot see (json-guards.ts): a field nested too deep, else text in it that
+ * PostgreSQL cannot store, named by its path. Runs once the shape is right: every key is a field.
  */
-function unstorable(body: unknown, errors: Record<string, string>): void {
-  const report = (path: string, message: string): void => {
-    const at = path === '' ? 'body' : path;
-    if (!(at in errors)) errors[at] = message;
-  };
-  const stack: { value: unknown; path: string; depth: number }[] = [
-    { value: body, path: '', depth: 0 },
-  ];
-  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
-    const { value, path, depth } = top;
-    const child = (key: string | number): string => (path === '' ? `${key}` : `${path}.${key}`);
-    if (typeof value === 'string') {
-      const match = STORABLE_PROBLEM.exec(value);
-      if (match !== null) {
-        report(
-          path,
-          match[0] === '\u0000'
-            ? 'must not contain the NUL character (U+0000)'
-            : 'must be valid Unicode (no unpaired surrogate)',
-        );
-      }
-    } else if (typeof value === 'object' && value !== null) {
-      if (depth >= MAX_JSON_DEPTH) {
-        report(path, `nests deeper than ${MAX_JSON_DEPTH} levels`);
-        continue;
-      }
-      const entries = Array.isArray(value)
-        ? value.map((item: unknown, i) => [i, item] as const)
-        : Object.entries(value);
-      // Reversed, so that the first problem in document order is the one reported per path.
-      for (let i = entries.length - 1; i >= 0; i--) {
-        const [key, item] = entries[i] as readonly [string | number, unknown];
-        if (typeof key === 'string' && STORABLE_PROBLEM.test(key)) {
-          report(path, 'keys must not contain U+0000 or unpaired surrogates');
-        }
-        stack.push({ value: item, path: child(key), depth: depth + 1 });
-      }
+function unstorable(body: Readonly<Record<string, unknown>>, errors: Record<string, string>): void {
+  for (const [field, value] of Object.entries(body)) {
+    if (depthOf(value) > MAX_FIELD_DEPTH) {
+      errors[field] ??= `must not nest deeper than ${MAX_FIELD_DEPTH} levels`;
+      continue; // not walked: its paths would be as long as it is deep
+    }
+    for (const { path, message } of findUnstorable(value)) {
+      errors[path === '' ? field : `${field}.${path}`] ??= message;
     }
   }
 }
@@ -261,8 +199,8 @@ function checkNotifications(
   }
 }
 
-function checkCreate(body: unknown): RuleBodyCheck<RuleCreateInput> {
-  if (!CreateCheck.Check(body)) return { ok: false, errors: schemaErrors(CreateCheck, body) };
+function checkCreate(body: unknown): RuleBodyCheck<RuleFields> {
+  if (!CreateCheck.Check(body)) return { ok: false, errors: bodyErrors(CreateCheck, body) };
   const errors: Record<string, string> = {};
   unstorable(body, errors);
   const config = validateRuleConfig(body.ruleType, body.ruleConfig);
@@ -289,7 +227,7 @@ function checkCreate(body: unknown): RuleBodyCheck<RuleCreateInput> {
 }
 
 function checkUpdate(body: unknown, current: CurrentRuleConfig): RuleBodyCheck<RuleUpdateInput> {
-  if (!UpdateCheck.Check(body)) return { ok: false, errors: schemaErrors(UpdateCheck, body) };
+  if (!UpdateCheck.Check(body)) return { ok: false, errors: bodyErrors(UpdateCheck, body) };
   const errors: Record<string, string> = {};
   unstorable(body, errors);
   const { ruleConfig: rawConfig, ...rest } = body;
@@ -313,7 +251,7 @@ function checkUpdate(body: unknown, current: CurrentRuleConfig): RuleBodyCheck<R
 }
 
 function checkTest(body: unknown): RuleBodyCheck<RuleTestInput & RuleTestBody> {
-  if (!TestCheck.Check(body)) return { ok: false, errors: schemaErrors(TestCheck, body) };
+  if (!TestCheck.Check(body)) return { ok: false, errors: bodyErrors(TestCheck, body) };
   return { ok: true, value: body };
 }
 
@@ -327,7 +265,7 @@ function checkTest(body: unknown): RuleBodyCheck<RuleTestInput & RuleTestBody> {
  *   or notificationConfig is validated merged with the stored other one.
  * - test: the body's shape only; ruleConfig content is judged by testRule (a 200 result).
  */
-export function checkRuleBody(kind: 'create', body: unknown): RuleBodyCheck<RuleCreateInput>;
+export function checkRuleBody(kind: 'create', body: unknown): RuleBodyCheck<RuleFields>;
 export function checkRuleBody(
   kind: 'update',
   body: unknown,
@@ -341,7 +279,7 @@ export function checkRuleBody(
   kind: 'create' | 'update' | 'test',
   body: unknown,
   current?: CurrentRuleConfig,
-): RuleBodyCheck<RuleCreateInput | RuleUpdateInput | (RuleTestInput & RuleTestBody)> {
+): RuleBodyCheck<RuleFields | RuleUpdateInput | (RuleTestInput & RuleTestBody)> {
   switch (kind) {
     case 'create':
       return checkCreate(body);

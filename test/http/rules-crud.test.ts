@@ -287,7 +287,7 @@ void t.test('create: 400 with errors naming each invalid field', async (t) => {
       { createdBy: 7 },
       { createdBy: 'createdBy must be a string of at most 255 characters, or null' },
     ],
-    ['unknown field', { colour: 'red' }, { colour: "Unknown field 'colour'" }],
+    ['unknown field', { colour: 'red' }, { colour: 'colour is not a known field' }],
     [
       'status',
       { status: 'PAUSED' },
@@ -311,7 +311,7 @@ void t.test('create: 400 with errors naming each invalid field', async (t) => {
     [
       'lone surrogate in name',
       { name: 'a\ud800b' },
-      { name: 'must be valid Unicode (no unpaired surrogate)' },
+      { name: 'must not contain an unpaired surrogate (not valid Unicode)' },
     ],
     [
       'NUL deep in notificationConfig',
@@ -359,7 +359,7 @@ void t.test('create: 400 for a body that is not a JSON object, 415 for another t
   const array = await expectError(t, await api.send('POST', '', []), 400, 'VALIDATION_FAILED', [
     'body',
   ]);
-  t.same(array.errors, { body: 'The body must be a JSON object' });
+  t.same(array.errors, { body: 'must be a JSON object' });
   for (const body of ['text', 42, null]) {
     const res = await api.send('POST', '', body);
     const error = await expectError(t, res, 400, 'MALFORMED_JSON');

@@ -5,7 +5,7 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerAddress } from 'smtp-server';
-import type { AlertPayload } from '../../src/notify/alert-payload.ts';
+import type { AlertPayload } from '../../src/domain/rules/alert.ts';
 import type { NotifyOptions } from '../../src/notify/notify-options.ts';
 
 interface Teardown {

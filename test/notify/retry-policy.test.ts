@@ -2,7 +2,7 @@
 // 3xx final, per-attempt timeout, blocked hosts never contacted. Real local receivers.
 import t from 'tap';
 import { freePort } from '../support/free-port.ts';
-import type { AlertPayload, DeliveryResult } from '../../src/notify/alert-payload.ts';
+import type { AlertPayload, DeliveryResult } from '../../src/domain/rules/alert.ts';
 import type { NotifyOptions } from '../../src/notify/notify-options.ts';
 import { sendSlack } from '../../src/notify/slack.ts';
 import { sendWebhook } from '../../src/notify/webhook.ts';

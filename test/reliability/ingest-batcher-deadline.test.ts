@@ -4,7 +4,7 @@
 import t from 'tap';
 import { createIngestBatcher } from '../../src/actors/ingest-batcher.ts';
 import type { StoragePool } from '../../src/actors/storage-pool.ts';
-import type { NewEvent } from '../../src/protocol/storage.ts';
+import type { NewEvent } from '../../src/domain/event.ts';
 import { ManualTimers } from '../support/manual-timers.ts';
 import { newEvent as event } from '../support/new-event.ts';
 

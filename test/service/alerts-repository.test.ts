@@ -8,8 +8,8 @@ import {
   recordAlert,
 } from '../../src/db/alerts-repository.ts';
 import { createRule, getRule } from '../../src/db/rules-repository.ts';
-import type { FiredAlert } from '../../src/domain/rules/rule-engine.ts';
-import type { RuleRecord } from '../../src/protocol/storage.ts';
+import type { FiredAlert } from '../../src/domain/rules/alert.ts';
+import type { RuleRecord } from '../../src/domain/rules/rule.ts';
 import { createTestDatabase } from '../support/database.ts';
 
 const db = await createTestDatabase(t);
@@ -44,7 +44,7 @@ const fired = (rule: RuleRecord, triggeredAt: number): FiredAlert => ({
   triggeredAt,
   matchedConditions: ['errorRate 50 > 20'],
   currentValues: { errorRate: 50 },
-  conditionText: 'errorRate > 20 [1 min]',
+  condition: 'errorRate > 20 [1 min]',
   message: 'm',
 });
 

@@ -1,5 +1,5 @@
 /** A minimal valid NewEvent for tests of the ingest path below HTTP; `i` lands in its metadata. */
-import type { NewEvent } from '../../src/protocol/storage.ts';
+import type { NewEvent } from '../../src/domain/event.ts';
 
 export const newEvent = (i: number): NewEvent => ({
   eventType: 'e',

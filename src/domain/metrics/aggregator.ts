@@ -3,14 +3,14 @@
  * the spec 2.10 snapshot and the windowed values rules read (WindowedMetrics). Pure, clock injected.
  */
 import { SEVERITIES, type MetricEvent } from '../event.ts';
-import { buildSnapshot } from './build-snapshot.ts';
-import type { IndexedMetric, MetricRef, WindowedMetrics } from './metric-names.ts';
+import { buildSnapshot } from './snapshot/build-snapshot.ts';
+import type { IndexedMetric, MetricRef } from './windows/metric-names.ts';
 import { DEFAULT_METRICS_LIMITS, type MetricsLimits } from './metrics-limits.ts';
-import { MetricsState } from './metrics-state.ts';
-import { recordEvents } from './record-events.ts';
-import type { MetricsSnapshot } from './snapshot.ts';
-import { WindowReads, type SlotValues } from './window-reads.ts';
-import { WindowTable } from './window-table.ts';
+import { MetricsState } from './state/metrics-state.ts';
+import { recordEvents } from './state/record-events.ts';
+import type { MetricsSnapshot } from './snapshot/snapshot.ts';
+import { WindowReads, type SlotValues, type WindowedMetrics } from './windows/window-reads.ts';
+import { WindowTable } from './windows/window-table.ts';
 
 export interface AggregatorOptions extends Partial<MetricsLimits> {
   /** Epoch ms; read once per call. Defaults to Date.now. */

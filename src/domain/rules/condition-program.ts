@@ -4,7 +4,7 @@
  * walking the prepared trees at 10,000 rules. evaluator.ts emits into it while preparing rules; the
  * detailed path (explainRule) walks the trees, and a property test keeps the two in agreement.
  */
-import type { SlotValues } from '../metrics/window-reads.ts';
+import type { SlotValues } from '../metrics/windows/window-reads.ts';
 import type { OperatorName } from './rule-types.ts';
 
 // Two cells per node; a node's threshold is thresholds[at / 2], `at` being its first cell.

@@ -21,18 +21,14 @@ import {
   type Condition,
   type ConditionLeaf,
   type RuleConfig,
-  type RuleSeverity,
   type RuleType,
 } from './rule-types.ts';
+import type { RuleFields } from './rule.ts';
 
 /** What the DRL is made of; nothing else of a rule (description, channels, throttling) is in it. */
-export interface DrlRule {
+export interface DrlRule extends Pick<RuleFields, 'name' | 'ruleType' | 'severity' | 'priority'> {
   /** Null for an unsaved rule (rule test). */
   readonly id: number | null;
-  readonly name: string;
-  readonly ruleType: RuleType;
-  readonly severity: RuleSeverity;
-  readonly priority: number;
   /** The normalised config from validateRuleConfig for `ruleType`. */
   readonly config: RuleConfig;
 }

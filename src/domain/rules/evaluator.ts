@@ -5,8 +5,12 @@
  * computes each value once), and the yes / no compiled into the set's ConditionProgram, which
  * allocates nothing. The detailed path walks the prepared tree.
  */
-import { parseMetricName, type MetricRef, type WindowedMetrics } from '../metrics/metric-names.ts';
-import { WindowReads, type SlotValues } from '../metrics/window-reads.ts';
+import { parseMetricName, type MetricRef } from '../metrics/windows/metric-names.ts';
+import {
+  WindowReads,
+  type SlotValues,
+  type WindowedMetrics,
+} from '../metrics/windows/window-reads.ts';
 import { ConditionProgram } from './condition-program.ts';
 import {
   OPERATORS,

@@ -2,7 +2,8 @@
  * @module What a rule test says about a valid rule: the WARNING cases of DESIGN 6 (valid, but look
  * again) and best-practice recommendations. Pure: metrics are read through WindowedMetrics only.
  */
-import { COUNT_METRICS, parseMetricName, type WindowedMetrics } from '../metrics/metric-names.ts';
+import { COUNT_METRICS, parseMetricName } from '../metrics/windows/metric-names.ts';
+import type { WindowedMetrics } from '../metrics/windows/window-reads.ts';
 import {
   EVALUATED_RULE_TYPES,
   RULE_DEFAULTS,
@@ -13,6 +14,7 @@ import {
   type RuleConfig,
   type RuleType,
 } from './rule-types.ts';
+import type { RuleFields } from './rule.ts';
 
 /** The leaves of a validated THRESHOLD or RATE_CHANGE config; none for the other types. */
 function configLeaves(ruleType: RuleType, config: RuleConfig): ConditionLeaf[] {
@@ -70,10 +72,9 @@ export function ruleWarnings(
 }
 
 /** The fields of a rule (or rule-test body) that recommendations look at; absent = default. */
-export interface RuleAdviceInput {
-  readonly ruleType: RuleType;
+export interface RuleAdviceInput
+  extends Pick<RuleFields, 'ruleType'>, Partial<Pick<RuleFields, 'suppressionWindowMinutes'>> {
   readonly config: RuleConfig;
-  readonly suppressionWindowMinutes?: number | undefined;
   readonly notificationChannels?: readonly string[] | null | undefined;
 }
 

@@ -3,7 +3,11 @@
  * config against its rule type, names every problem, and returns the normalised config.
  */
 import { SEVERITIES } from '../event.ts';
-import { INDEXED_METRICS, SCALAR_METRICS, parseMetricName } from '../metrics/metric-names.ts';
+import {
+  INDEXED_METRICS,
+  SCALAR_METRICS,
+  parseMetricName,
+} from '../metrics/windows/metric-names.ts';
 import {
   DEFAULT_WINDOW_MINUTES,
   LOGICAL_OPERATORS,

@@ -4,42 +4,12 @@
  * (each distinct value read computed once), firing those whose condition holds and whose throttling
  * allows. Pure: time comes in as an argument.
  */
-import type { WindowedMetrics } from '../metrics/metric-names.ts';
+import type { WindowedMetrics } from '../metrics/windows/window-reads.ts';
 import { PreparedSet, explainRule, holds, prepareRule, type PreparedRule } from './evaluator.ts';
 import { conditionText } from './condition-text.ts';
-import type { RuleConfig, RuleSeverity, RuleType } from './rule-types.ts';
+import type { FiredAlert } from './alert.ts';
+import type { ActiveRule } from './rule.ts';
 import { Throttle } from './throttle.ts';
-
-/** What the engine needs of an ACTIVE rule, plus its stored alert history for throttling. */
-export interface ActiveRule {
-  readonly id: number;
-  readonly name: string;
-  readonly version: number;
-  readonly ruleType: RuleType;
-  readonly ruleConfig: RuleConfig;
-  readonly severity: RuleSeverity;
-  readonly priority: number;
-  readonly suppressionWindowMinutes: number;
-  readonly maxAlertsPerHour: number;
-  /**
-   * Epoch ms of the rule's stored alerts in the last hour, plus its latest alert whatever its age
-   * (a suppression window may be longer than the hour): rebuilds throttling after a restart.
-   */
-  readonly recentAlerts: readonly number[];
-}
-
-/** An alert the engine decided to fire; plain data, it crosses to the front thread. */
-export interface FiredAlert {
-  readonly ruleId: number;
-  readonly ruleName: string;
-  readonly ruleVersion: number;
-  readonly severity: RuleSeverity;
-  readonly triggeredAt: number;
-  readonly matchedConditions: readonly string[];
-  readonly currentValues: Readonly<Record<string, number>>;
-  readonly conditionText: string;
-  readonly message: string;
-}
 
 interface Entry {
   readonly rule: ActiveRule;
@@ -146,7 +116,7 @@ export class RuleEngine {
         triggeredAt: now,
         matchedConditions: result.matchedConditions,
         currentValues: result.currentValues,
-        conditionText: entry.condition,
+        condition: entry.condition,
         message: `Rule '${rule.name}' (${rule.severity}) triggered: ${result.matchedConditions.join('; ')}`,
       });
     }

@@ -1,37 +1,25 @@
 /**
- * @module The fields of a rule that its author sets, and how a PUT changes them (DESIGN 6): the
+ * @module How a PUT changes the fields of a rule that its author sets (RuleFields, DESIGN 6): the
  * fields present replace the stored ones; nothing present that differs means no change at all.
  */
 import { isDeepStrictEqual } from 'node:util';
-import type { NotificationChannel, RuleConfig, RuleSeverity, RuleType } from './rule-types.ts';
+import type { RuleFields } from './rule.ts';
 
-export interface RuleFields {
-  readonly name: string;
-  readonly description: string | null;
-  readonly ruleType: RuleType;
-  readonly ruleConfig: RuleConfig;
-  readonly severity: RuleSeverity;
-  readonly priority: number;
-  readonly notificationChannels: readonly NotificationChannel[];
-  readonly notificationConfig: Readonly<Record<string, unknown>> | null;
-  readonly suppressionWindowMinutes: number;
-  readonly maxAlertsPerHour: number;
-  readonly createdBy: string | null;
-}
-
-const FIELD_NAMES: readonly (keyof RuleFields)[] = [
-  'name',
-  'description',
-  'ruleType',
-  'ruleConfig',
-  'severity',
-  'priority',
-  'notificationChannels',
-  'notificationConfig',
-  'suppressionWindowMinutes',
-  'maxAlertsPerHour',
-  'createdBy',
-];
+/** Every field of RuleFields, each once: the type makes a field added there fail here until listed. */
+const FIELDS: Readonly<Record<keyof RuleFields, true>> = {
+  name: true,
+  description: true,
+  ruleType: true,
+  ruleConfig: true,
+  severity: true,
+  priority: true,
+  notificationChannels: true,
+  notificationConfig: true,
+  suppressionWindowMinutes: true,
+  maxAlertsPerHour: true,
+  createdBy: true,
+};
+const FIELD_NAMES = Object.keys(FIELDS) as readonly (keyof RuleFields)[];
 
 export const ruleFieldsOf = (rule: RuleFields): RuleFields =>
   Object.fromEntries(FIELD_NAMES.map((f) => [f, rule[f]])) as unknown as RuleFields;

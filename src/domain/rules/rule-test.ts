@@ -2,27 +2,22 @@
  * @module The rule test (spec 2.9, 4.3; DESIGN 6): validate, compile the DRL, simulate against the
  * current metrics, and shape the result. Saved or unsaved rules alike; nothing is stored.
  */
-import type { WindowedMetrics } from '../metrics/metric-names.ts';
+import type { WindowedMetrics } from '../metrics/windows/window-reads.ts';
 import { compileDrl } from './drl.ts';
 import { evaluateRule } from './evaluator.ts';
 import { recommendations, ruleWarnings } from './rule-advice.ts';
 import { validateRuleConfig } from './rule-config-validation.ts';
-import {
-  EVALUATED_RULE_TYPES,
-  RULE_DEFAULTS,
-  type RuleSeverity,
-  type RuleType,
-} from './rule-types.ts';
+import { EVALUATED_RULE_TYPES, RULE_DEFAULTS } from './rule-types.ts';
+import type { RuleFields } from './rule.ts';
 
-export interface RuleTestInput {
+/** A saved or unsaved rule as tested: its config not yet validated, the optional fields defaulted. */
+export interface RuleTestInput
+  extends
+    Pick<RuleFields, 'name' | 'ruleType' | 'severity'>,
+    Partial<Pick<RuleFields, 'priority' | 'suppressionWindowMinutes'>> {
   /** The stored rule's id (POST /rules/test/{id}); absent or null for an unsaved rule. */
   readonly id?: number | null | undefined;
-  readonly name: string;
-  readonly ruleType: RuleType;
   readonly ruleConfig: unknown;
-  readonly severity: RuleSeverity;
-  readonly priority?: number | undefined;
-  readonly suppressionWindowMinutes?: number | undefined;
   readonly notificationChannels?: readonly string[] | null | undefined;
 }
 

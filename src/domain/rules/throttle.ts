@@ -2,12 +2,11 @@
  * @module Alert throttling of one rule (DESIGN 6): a rule may fire when its last alert is older
  * than suppressionWindowMinutes and it fired fewer than maxAlertsPerHour times in the last hour.
  */
+import type { RuleFields } from './rule.ts';
+
 const HOUR_MS = 3_600_000;
 
-export interface ThrottleLimits {
-  readonly suppressionWindowMinutes: number;
-  readonly maxAlertsPerHour: number;
-}
+export type ThrottleLimits = Pick<RuleFields, 'suppressionWindowMinutes' | 'maxAlertsPerHour'>;
 
 export class Throttle {
   /** Epoch ms of this rule's alerts within the last hour, oldest first (for maxAlertsPerHour). */

@@ -8,7 +8,7 @@ import type { StoragePool } from '../../actors/storage-pool.ts';
 import { RULE_SEVERITIES, type RuleSeverity } from '../../domain/rules/rule-types.ts';
 import { KEEP_TICKS } from '../../domain/rules/tick-stats.ts';
 import { AppError, notFound, validationError } from '../../errors.ts';
-import type { AlertFilter } from '../../protocol/storage.ts';
+import type { AlertFilter } from '../../domain/rules/alert.ts';
 import { ErrorSchema } from '../../schemas/event-responses.ts';
 import {
   isPaging,

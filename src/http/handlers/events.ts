@@ -7,7 +7,7 @@ import type { IngestBatcher } from '../../actors/ingest-batcher.ts';
 import type { StoragePool } from '../../actors/storage-pool.ts';
 import { idOfEventId, eventIdOf } from '../../domain/event-id.ts';
 import { AppError, notFound, validationError } from '../../errors.ts';
-import type { NewEvent } from '../../protocol/storage.ts';
+import type { NewEvent } from '../../domain/event.ts';
 import { checkEventRequest, EventRequestSchema } from '../../schemas/event.ts';
 import {
   AckSchema,

@@ -11,8 +11,9 @@ import {
   type RuleStatus,
   type RuleType,
 } from '../../domain/rules/rule-types.ts';
+import type { RuleRecord } from '../../domain/rules/rule.ts';
 import { AppError, notFound, validationError } from '../../errors.ts';
-import type { RuleRecord, StorageOutput } from '../../protocol/storage.ts';
+import type { StorageOutput } from '../../protocol/storage.ts';
 import { ErrorSchema } from '../../schemas/event-responses.ts';
 import { checkRuleBody, RuleCreateBody, RuleUpdateBody } from '../../schemas/rule.ts';
 import type { Reply } from '../reply.ts';

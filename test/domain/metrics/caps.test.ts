@@ -1,6 +1,6 @@
 import t from 'tap';
 import { DEFAULT_METRICS_LIMITS } from '../../../src/domain/metrics/metrics-limits.ts';
-import { HyperLogLog, hashString } from '../../../src/domain/metrics/hyperloglog.ts';
+import { HyperLogLog, hashString } from '../../../src/domain/metrics/state/hyperloglog.ts';
 import { HOUR, MINUTE, SECOND, T0, event, newAggregator } from './fixtures.ts';
 
 const sum = (map: Readonly<Record<string, number>>): number =>

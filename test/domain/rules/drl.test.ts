@@ -1,7 +1,7 @@
 // DRL: golden texts per rule kind, injection-proof escaping, the parser's subset, and round-trip properties.
 import t from 'tap';
 import fc from 'fast-check';
-import { SCALAR_METRICS } from '../../../src/domain/metrics/metric-names.ts';
+import { SCALAR_METRICS } from '../../../src/domain/metrics/windows/metric-names.ts';
 import { compileDrl, drlHash, generateDrl, type DrlRule } from '../../../src/domain/rules/drl.ts';
 import { parseDrl } from '../../../src/domain/rules/drl-parser.ts';
 import { javaDouble, javaString } from '../../../src/domain/rules/drl-syntax.ts';

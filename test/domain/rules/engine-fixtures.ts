@@ -3,7 +3,7 @@
  * real Aggregator on a hand-driven clock fed with MetricEvents.
  */
 import type { MetricEvent } from '../../../src/domain/event.ts';
-import type { ActiveRule } from '../../../src/domain/rules/rule-engine.ts';
+import type { ActiveRule } from '../../../src/domain/rules/rule.ts';
 import { validateRuleConfig } from '../../../src/domain/rules/rule-config-validation.ts';
 import type { RuleType } from '../../../src/domain/rules/rule-types.ts';
 

@@ -6,9 +6,11 @@ import {
   formatMetricName,
   type IndexedMetric,
   type MetricRef,
-  type WindowedMetrics,
-} from '../../../src/domain/metrics/metric-names.ts';
-import type { WindowReads } from '../../../src/domain/metrics/window-reads.ts';
+} from '../../../src/domain/metrics/windows/metric-names.ts';
+import type {
+  WindowReads,
+  WindowedMetrics,
+} from '../../../src/domain/metrics/windows/window-reads.ts';
 
 export interface FakeMetricsInput {
   /** `errorRate` or `errorRate@10` (window-specific) → value; absent → 0. */

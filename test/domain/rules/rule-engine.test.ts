@@ -1,7 +1,7 @@
 // The live evaluator (DESIGN 6) on a real Aggregator with an injected clock: when rules fire, the
 // window edges, RATE_CHANGE baselines, nested logic, priority order and what an alert carries.
 import t from 'tap';
-import type { WindowedMetrics } from '../../../src/domain/metrics/metric-names.ts';
+import type { WindowedMetrics } from '../../../src/domain/metrics/windows/window-reads.ts';
 import { RuleEngine } from '../../../src/domain/rules/rule-engine.ts';
 import {
   MINUTE,
@@ -39,7 +39,7 @@ void t.test('fires when the condition holds, with what matched and the values', 
       triggeredAt: now,
       matchedConditions: ['errorRate 30 > 20'],
       currentValues: { errorRate: 30 },
-      conditionText: 'errorRate > 20 [1 min]',
+      condition: 'errorRate > 20 [1 min]',
       message: "Rule 'High error rate' (CRITICAL) triggered: errorRate 30 > 20",
     },
   ]);
@@ -152,7 +152,7 @@ void t.test('window edges: the current partial minute plus the N-1 before it', a
     t.ok(alert, 'fires');
     t.same(alert?.matchedConditions, ['errorRate 80 > 50', 'errorRate 16 < 50']);
     t.same(alert?.currentValues, { errorRate: 80, 'errorRate (last 10 min)': 16 });
-    t.equal(alert?.conditionText, 'errorRate > 50 [1 min] AND errorRate < 50 [10 min]');
+    t.equal(alert?.condition, 'errorRate > 50 [1 min] AND errorRate < 50 [10 min]');
     t.end();
   });
 });
@@ -188,7 +188,7 @@ void t.test('RATE_CHANGE compares the last window with the one before it', async
     aggregator.record(events(5, T0 + MINUTE + 20 * SECOND)); // 20: +100 %
     const fired = engine.tick(aggregator, clock.now());
     t.same(
-      fired.map((a) => [a.matchedConditions, a.currentValues, a.conditionText]),
+      fired.map((a) => [a.matchedConditions, a.currentValues, a.condition]),
       [
         [
           ['percentChange(totalEvents) 100 > 50'],
@@ -262,7 +262,7 @@ void t.test('nested logic: AND, OR and NOT at any depth', (t) => {
     'eventsByType[checkout.failed]': 3,
   });
   t.equal(
-    byNot?.conditionText,
+    byNot?.condition,
     'totalEvents >= 5 [1 min] AND (errorRate > 50 [1 min] OR (NOT eventsByType[checkout.failed] < 3 [1 min]))',
   );
   t.end();

@@ -160,8 +160,8 @@ void t.test('create: each field rule, errors keyed by field', (t) => {
       'unknown and assigned fields, by name',
       { foo: 1, 'a/b': 2, id: 3, status: 'ACTIVE', version: 2 },
       {
-        foo: `Unknown field 'foo'`,
-        'a/b': `Unknown field 'a/b'`,
+        foo: 'foo is not a known field',
+        'a/b': 'a/b is not a known field',
         id: 'id is assigned by the service and cannot be set',
         status:
           'status cannot be set here: use POST /api/v1/rules/{id}/enable, /disable or /archive',
@@ -181,7 +181,7 @@ void t.test('create: each field rule, errors keyed by field', (t) => {
   for (const notAnObject of [null, [], 'x', 5]) {
     t.same(checkRuleBody('create', notAnObject), {
       ok: false,
-      errors: { body: 'The body must be a JSON object' },
+      errors: { body: 'must be a JSON object' },
     });
   }
   t.same(
@@ -221,7 +221,7 @@ void t.test('text PostgreSQL cannot store is refused with its path', (t) => {
     name: 'must not contain the NUL character (U+0000)',
   });
   t.same(errorsOf(checkRuleBody('create', body({ description: 'a\ud800b' }))), {
-    description: 'must be valid Unicode (no unpaired surrogate)',
+    description: 'must not contain an unpaired surrogate (not valid Unicode)',
   });
   t.same(
     errorsOf(
@@ -239,7 +239,7 @@ void t.test('text PostgreSQL cannot store is refused with its path', (t) => {
       checkRuleBody('create', body({ notificationConfig: { 'k\u0000': { x: ['\u0000'] } } })),
     ),
     {
-      notificationConfig: 'keys must not contain U+0000 or unpaired surrogates',
+      notificationConfig: 'keys must not contain the NUL character (U+0000)',
       'notificationConfig.k\u0000.x.0': 'must not contain the NUL character (U+0000)',
     },
   );
@@ -247,7 +247,19 @@ void t.test('text PostgreSQL cannot store is refused with its path', (t) => {
   let deep: unknown = 1;
   for (let i = 0; i < 100_000; i++) deep = [deep];
   t.same(errorsOf(checkRuleBody('create', body({ ruleType: 'ANOMALY', ruleConfig: { deep } }))), {
-    [`ruleConfig.deep${'.0'.repeat(62)}`]: 'nests deeper than 64 levels',
+    ruleConfig: 'must not nest deeper than 63 levels',
+  });
+  // ruleConfig itself is level 1: 62 arrays inside it are the most it may hold.
+  const nested = (levels: number): unknown => {
+    let value: unknown = 1;
+    for (let i = 0; i < levels; i++) value = [value];
+    return value;
+  };
+  const config = (levels: number) =>
+    body({ ruleType: 'ANOMALY', ruleConfig: { a: nested(levels) } });
+  t.equal(checkRuleBody('create', config(62)).ok, true, 'at the limit');
+  t.same(errorsOf(checkRuleBody('create', config(63))), {
+    ruleConfig: 'must not nest deeper than 63 levels',
   });
   t.end();
 });
@@ -328,7 +340,7 @@ void t.test(
     t.same(checkRuleBody('update', { foo: 1, status: 'PAUSED' }, current), {
       ok: false,
       errors: {
-        foo: `Unknown field 'foo'`,
+        foo: 'foo is not a known field',
         status:
           'status cannot be set here: use POST /api/v1/rules/{id}/enable, /disable or /archive',
       },
@@ -400,7 +412,7 @@ void t.test('test body: the create fields; ruleConfig content is left to testRul
   });
   t.same(errorsOf(checkRuleBody('test', body({ id: 1, extra: true }))), {
     id: 'id is assigned by the service and cannot be set',
-    extra: `Unknown field 'extra'`,
+    extra: 'extra is not a known field',
   });
   t.end();
 });

@@ -2,7 +2,8 @@
 // live evaluator ticking every simulated second, and rebuilt from stored alert times.
 import t from 'tap';
 import type { Aggregator } from '../../../src/domain/metrics/aggregator.ts';
-import { RuleEngine, type ActiveRule } from '../../../src/domain/rules/rule-engine.ts';
+import { RuleEngine } from '../../../src/domain/rules/rule-engine.ts';
+import type { ActiveRule } from '../../../src/domain/rules/rule.ts';
 import { Throttle } from '../../../src/domain/rules/throttle.ts';
 import {
   HOUR,

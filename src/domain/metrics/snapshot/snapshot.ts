@@ -1,0 +1,86 @@
+/**
+ * @module The metrics snapshot of spec 2.10 (GET /api/v1/metrics, the /topic/metrics broadcast):
+ * plain data, field names exactly as the spec. Maps are null-prototype objects (any key is safe).
+ */
+import type { Severity } from '../../event.ts';
+import type { Trend } from '../state/throughput.ts';
+
+export type { Trend } from '../state/throughput.ts';
+
+export interface MetricsSummary {
+  readonly totalEvents: number;
+  /** = throughput.current. */
+  readonly eventsPerSecond: number;
+  readonly avgLatency: number;
+  readonly errorRate: number;
+  readonly uniqueUsers: number;
+  readonly uniqueSources: number;
+  readonly uniqueEventTypes: number;
+}
+
+/** Per type and per source. */
+export interface LatencyStats {
+  readonly p50: number;
+  readonly p95: number;
+  readonly p99: number;
+  readonly avg: number;
+}
+
+export interface OverallLatencyStats extends LatencyStats {
+  readonly min: number;
+  readonly max: number;
+  readonly sampleCount: number;
+}
+
+export interface LatencyMetrics {
+  readonly overall: OverallLatencyStats;
+  readonly byType: Readonly<Record<string, LatencyStats>>;
+  readonly bySource: Readonly<Record<string, LatencyStats>>;
+}
+
+export interface ErrorMetrics {
+  readonly totalErrors: number;
+  readonly errorRate: number;
+  readonly errorsByType: Readonly<Record<string, number>>;
+  readonly errorsBySource: Readonly<Record<string, number>>;
+}
+
+export interface Throughput {
+  readonly current: number;
+  readonly peak: number;
+  /** ISO 8601; the time of start / reset while there is no peak. */
+  readonly peakTimestamp: string;
+  readonly avg: number;
+  readonly trend: Trend;
+}
+
+export interface TimeWindowStats {
+  readonly events: number;
+  readonly avgLatency: number;
+  readonly errorRate: number;
+}
+
+export interface TimeWindows {
+  readonly last5Minutes: TimeWindowStats;
+  readonly last15Minutes: TimeWindowStats;
+  readonly last1Hour: TimeWindowStats;
+}
+
+export interface TopUser {
+  readonly userId: string;
+  readonly eventCount: number;
+  /** ISO 8601. */
+  readonly lastSeen: string;
+}
+
+export interface MetricsSnapshot {
+  readonly summary: MetricsSummary;
+  readonly eventsByType: Readonly<Record<string, number>>;
+  readonly eventsBySource: Readonly<Record<string, number>>;
+  readonly eventsBySeverity: Readonly<Record<Severity, number>>;
+  readonly latencyMetrics: LatencyMetrics;
+  readonly errorMetrics: ErrorMetrics;
+  readonly throughput: Throughput;
+  readonly timeWindows: TimeWindows;
+  readonly topUsers: readonly TopUser[];
+}

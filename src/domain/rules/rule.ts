@@ -1,0 +1,78 @@
+/**
+ * @module The rule record (spec 2.5) and its variants, declared once: the fields its author sets,
+ * the stored rule the API returns, and the ACTIVE rule the evaluator runs. Plain data only (they
+ * cross threads); the variants are derived, so a new field is added in one place.
+ */
+import type {
+  NotificationChannel,
+  RuleConfig,
+  RuleSeverity,
+  RuleStatus,
+  RuleType,
+} from './rule-types.ts';
+
+/** The fields of a rule that its author sets (a create body with its defaults applied). */
+export interface RuleFields {
+  readonly name: string;
+  readonly description: string | null;
+  readonly ruleType: RuleType;
+  /** Normalised by validateRuleConfig for `ruleType`. */
+  readonly ruleConfig: RuleConfig;
+  readonly severity: RuleSeverity;
+  /** The DRL salience: higher is evaluated first. */
+  readonly priority: number;
+  readonly notificationChannels: readonly NotificationChannel[];
+  readonly notificationConfig: Readonly<Record<string, unknown>> | null;
+  readonly suppressionWindowMinutes: number;
+  readonly maxAlertsPerHour: number;
+  readonly createdBy: string | null;
+}
+
+/** A rule as stored and as the API returns it; times are UTC local date-times without zone. */
+export interface RuleRecord extends RuleFields {
+  readonly id: number;
+  readonly status: RuleStatus;
+  readonly generatedDrl: string;
+  readonly drlHash: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly lastTriggeredAt: string | null;
+  readonly triggerCount: number;
+  readonly version: number;
+}
+
+/** What the evaluator needs of an ACTIVE rule, plus its stored alert history for throttling. */
+export interface ActiveRule extends Pick<
+  RuleRecord,
+  | 'id'
+  | 'name'
+  | 'version'
+  | 'ruleType'
+  | 'ruleConfig'
+  | 'severity'
+  | 'priority'
+  | 'suppressionWindowMinutes'
+  | 'maxAlertsPerHour'
+> {
+  /**
+   * Epoch ms of the rule's stored alerts in the last hour, plus its latest alert whatever its age
+   * (a suppression window may be longer than the hour): rebuilds throttling after a restart.
+   */
+  readonly recentAlerts: readonly number[];
+}
+
+/** The filters of GET /api/v1/rules. */
+export interface RuleFilter {
+  readonly status?: RuleStatus;
+  readonly ruleType?: RuleType;
+  /** Case-insensitive substring of name or description, taken literally. */
+  readonly search?: string;
+}
+
+export interface RuleStatistics {
+  readonly totalRules: number;
+  readonly activeRules: number;
+  readonly pausedRules: number;
+  readonly archivedRules: number;
+  readonly byType: Readonly<Record<RuleType, number>>;
+}
