@@ -1,26 +1,26 @@
 /**
- * `npm run chaos`: the service as a child process under faults (kill -9 and restart, database
+ * `npm run bench:chaos`: the service as a child process under faults (kill -9 and restart, database
  * outage, overload, abusive WebSocket clients, SIGTERM under load); prints one table per fault.
  * CHAOS=crash,outage,overload,ws,shutdown picks sections; DATABASE_URL adds the external runs.
  */
 import { randomBytes } from 'node:crypto';
-import { freePort } from './support/child-server.ts';
-import { intKnob } from './support/knobs.ts';
-import { num, printTable } from './support/print-table.ts';
-import { runCrash, type CrashKind, type CrashResult } from './reliability/crash.ts';
+import { freePort } from '../test/support/free-port.ts';
+import { intKnob } from './harness/knobs.ts';
+import { num, printTable } from './report/print-table.ts';
+import { runCrash, type CrashKind, type CrashResult } from '../test/support/reliability/crash.ts';
 import {
   ownDatabase,
   runDatabase,
   type OwnPostgres,
   type RunDatabase,
-} from './reliability/databases.ts';
-import { brokenPromises } from './reliability/ingest-load.ts';
-import { runOutage, type OutageResult } from './reliability/outage.ts';
-import { runOverloadStep, type OverloadStep } from './reliability/overload.ts';
-import { mib } from './reliability/probes.ts';
-import { runShutdown, type ShutdownResult } from './reliability/shutdown.ts';
-import { spawnVigil, stopVigil } from './reliability/vigil-process.ts';
-import { runWsAbuse } from './reliability/ws-abuse.ts';
+} from '../test/support/run-databases.ts';
+import { brokenPromises } from '../test/support/reliability/ingest-load.ts';
+import { runOutage, type OutageResult } from '../test/support/reliability/outage.ts';
+import { runOverloadStep, type OverloadStep } from '../test/support/reliability/overload.ts';
+import { mib } from '../test/support/reliability/probes.ts';
+import { runShutdown, type ShutdownResult } from '../test/support/reliability/shutdown.ts';
+import { spawnVigil, stopServer } from '../test/support/service-process.ts';
+import { runWsAbuse } from '../test/support/reliability/ws-abuse.ts';
 
 const SECTIONS = (process.env.CHAOS ?? 'crash,outage,overload,ws,shutdown').split(',');
 const EVENTS = intKnob('CRASH_EVENTS', 20_000);
@@ -277,10 +277,10 @@ async function overloadSection(): Promise<void> {
         `RSS ${mib(rssStart)} MiB at start, ${mib(rssMax)} MiB at most.\n`,
     );
     if (stored < accepted) fail('overload', [`${accepted - stored} accepted events not stored`]);
-    const exit = await stopVigil(proc);
+    const exit = await stopServer(proc);
     if (exit.code !== 0) fail('overload', [`exit ${exit.code} after SIGTERM`]);
   } finally {
-    if (proc.exit() === null) await stopVigil(proc);
+    if (proc.exit() === null) await stopServer(proc);
     await db.cleanup();
   }
 }
@@ -339,10 +339,10 @@ async function wsSection(): Promise<void> {
       fail('ws', [`${r.subscribersClosed} well-behaved subscribers were closed`]);
     for (const c of r.cadence)
       if (c.maxGapMs > 2500) fail('ws', [`a subscriber waited ${c.maxGapMs} ms for a message`]);
-    const exit = await stopVigil(proc);
+    const exit = await stopServer(proc);
     if (exit.code !== 0) fail('ws', [`exit ${exit.code} after SIGTERM`]);
   } finally {
-    if (proc.exit() === null) await stopVigil(proc);
+    if (proc.exit() === null) await stopServer(proc);
     await db.cleanup();
   }
 }

@@ -4,11 +4,13 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { loadConfig } from '../src/config.ts';
-import { intKnob } from './support/knobs.ts';
-import { num, printTable } from './support/print-table.ts';
-import { profileDirFor, summariseProfiles } from './support/profile-summary.ts';
-import { log, runLoad, type LoadSummary } from './support/run-load.ts';
-import { startService, type BenchService } from './support/start-service.ts';
+import { intKnob } from './harness/knobs.ts';
+import { prng } from './load-generators/event-mix.ts';
+import { loadColumns, loadRow } from './report/load-table.ts';
+import { num, printTable } from './report/print-table.ts';
+import { profileDirFor, summariseProfiles } from './report/profile-summary.ts';
+import { log, runLoad, type LoadSummary } from './load-generators/run-load.ts';
+import { startService, type BenchService } from './harness/bench-service.ts';
 
 // Knobs (env): SEED_EVENTS, SEED_BATCH, SEED_CONNECTIONS, SEED_DAYS, ROUNDS, DURATION (s),
 // CONNECTIONS, WARMUP (s); PROFILE=1; with DATABASE_URL, KEEP_SCHEMA=1 keeps the seeded schema and
@@ -34,18 +36,6 @@ const SOURCES = 'web-frontend ios-app android-app checkout-service auth-service 
   ' ',
 );
 const REGIONS = ['eu-west-1', 'us-east-1', 'ap-south-1'];
-
-/** mulberry32: a small seeded PRNG, so every run seeds the same events. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const pick = <T>(items: readonly T[], r: number): T => items[Math.floor(r * items.length)] as T;
 
@@ -244,26 +234,8 @@ async function main(): Promise<number> {
   );
   out();
   printTable(
-    [
-      { title: 'scenario' },
-      { title: 'connections', align: 'right' },
-      { title: 'req/s', align: 'right' },
-      { title: 'p50 ms', align: 'right' },
-      { title: 'p99 ms', align: 'right' },
-      { title: 'non-2xx', align: 'right' },
-      { title: 'errors', align: 'right' },
-      { title: `p99 < ${TARGET_P99_MS} ms`, align: 'right' },
-    ],
-    results.map((s) => [
-      s.name,
-      s.connections,
-      num(s.reqPerSec),
-      num(s.p50Ms, 2),
-      num(s.p99Ms, 2),
-      s.non2xx,
-      s.errors,
-      s.p99Ms < TARGET_P99_MS ? 'yes' : 'MISSED',
-    ]),
+    [...loadColumns('connections'), { title: `p99 < ${TARGET_P99_MS} ms`, align: 'right' }],
+    results.map((s) => loadRow(s, [s.p99Ms < TARGET_P99_MS ? 'yes' : 'MISSED'])),
   );
   out();
   out(

@@ -1,13 +1,13 @@
 /**
- * `npm run fuzz`: hostile input against the service as a child process: FUZZ_REQUESTS generated
+ * `npm run bench:fuzz`: hostile input against the service as a child process: FUZZ_REQUESTS generated
  * HTTP requests (default 10,000) over every endpoint, raw-socket cases, slowloris, STOMP sessions.
  * FUZZ_SEED fixes the run; a failure prints its seed, and FUZZ_REPLAY=seed,seed replays those.
  */
-import { intKnob } from './support/knobs.ts';
-import { num, printTable } from './support/print-table.ts';
-import { runDatabase } from './reliability/databases.ts';
-import { fuzzProblems, headWithBody, runFuzz } from './reliability/fuzz-run.ts';
-import { mib } from './reliability/probes.ts';
+import { intKnob } from './harness/knobs.ts';
+import { num, printTable } from './report/print-table.ts';
+import { runDatabase } from '../test/support/run-databases.ts';
+import { fuzzProblems, headWithBody, runFuzz } from '../test/support/reliability/fuzz-run.ts';
+import { mib } from '../test/support/reliability/probes.ts';
 
 const SEED = intKnob('FUZZ_SEED', Date.now() % 2_000_000_000, 0);
 const REQUESTS = intKnob('FUZZ_REQUESTS', 10_000);
@@ -128,6 +128,8 @@ if (problems.length === 0) {
       .join('\n')}\n`,
   );
   if (seeds.length > 0)
-    process.stdout.write(`\nReplay: FUZZ_REPLAY=${seeds.slice(0, 50).join(',')} npm run fuzz\n`);
+    process.stdout.write(
+      `\nReplay: FUZZ_REPLAY=${seeds.slice(0, 50).join(',')} npm run bench:fuzz\n`,
+    );
   process.exitCode = 1;
 }

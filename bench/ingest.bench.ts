@@ -4,11 +4,12 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { loadConfig } from '../src/config.ts';
-import { intKnob } from './support/knobs.ts';
-import { num, printTable } from './support/print-table.ts';
-import { profileDirFor, summariseProfiles } from './support/profile-summary.ts';
-import { log, runLoad, type LoadRequest, type LoadSummary } from './support/run-load.ts';
-import { startBareCeiling, startService, type BenchService } from './support/start-service.ts';
+import { intKnob } from './harness/knobs.ts';
+import { loadColumns, loadRow } from './report/load-table.ts';
+import { num, printTable } from './report/print-table.ts';
+import { profileDirFor, summariseProfiles } from './report/profile-summary.ts';
+import { log, runLoad, type LoadRequest, type LoadSummary } from './load-generators/run-load.ts';
+import { startBareCeiling, startService, type BenchService } from './harness/bench-service.ts';
 
 // Knobs (env): ROUNDS, DURATION (s), CONNECTIONS, PIPELINING, WARMUP (s); PROFILE=1 writes CPU
 // profiles; VIGIL_ROOT benches another copy; service variables (STORAGE_WORKERS, ...) pass through.
@@ -196,26 +197,8 @@ async function main(): Promise<number> {
   );
   out();
   printTable(
-    [
-      { title: 'scenario' },
-      { title: 'connections', align: 'right' },
-      { title: 'req/s', align: 'right' },
-      { title: 'p50 ms', align: 'right' },
-      { title: 'p99 ms', align: 'right' },
-      { title: 'non-2xx', align: 'right' },
-      { title: 'errors', align: 'right' },
-      { title: 'ratio to ceiling', align: 'right' },
-    ],
-    [bare, vigil].map((s) => [
-      s.name,
-      s.connections,
-      num(s.reqPerSec),
-      num(s.p50Ms, 2),
-      num(s.p99Ms, 2),
-      s.non2xx,
-      s.errors,
-      num(s.reqPerSec / bare.reqPerSec, 2),
-    ]),
+    [...loadColumns('connections'), { title: 'ratio to ceiling', align: 'right' }],
+    [bare, vigil].map((s) => loadRow(s, [num(s.reqPerSec / bare.reqPerSec, 2)])),
   );
   out();
   out(`${parameters}`);

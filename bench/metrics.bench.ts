@@ -1,7 +1,7 @@
 /**
- * `npm run bench:metrics`: GET /api/v1/metrics alone and under a paced 5,000 events/s ingest, STOMP
- * fan-out to 1,000 /topic/metrics sessions (tick spread, ingest cost), RSS after 2M events, and the
- * floor: part b's load against a bare uWS server that stores nothing and serves a fixed snapshot.
+ * `npm run bench:metrics`: GET /api/v1/metrics alone and under a paced 5,000 events/s ingest, RSS
+ * after 2M events, and the floor: part b's load against a bare uWS server that stores nothing and
+ * serves a fixed snapshot. The STOMP fan-out, once part c here, is `npm run bench:fanout`.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,22 +13,22 @@ import {
   ingestRequestsText,
   ingestSpreadKnobs,
   intKnob,
-} from './support/knobs.ts';
-import { num, printTable } from './support/print-table.ts';
-import { profileDirFor, summariseProfiles } from './support/profile-summary.ts';
-import { runRawGet, type RawGetSummary } from './load/raw-get.ts';
-import { log, median, runLoad, type LoadSummary } from './support/run-load.ts';
-import { startBareCeiling, startService, type BenchService } from './support/start-service.ts';
-import { errorText, loadAverage, machineNote, out } from './load/bench-notes.ts';
-import { eventStream, type EventSpread } from './load/event-mix.ts';
+} from './harness/knobs.ts';
+import { num, printTable } from './report/print-table.ts';
+import { profileDirFor, summariseProfiles } from './report/profile-summary.ts';
+import { runRawGet, type RawGetSummary } from './load-generators/raw-get.ts';
+import { log, runLoad, type LoadSummary } from './load-generators/run-load.ts';
+import { startBareCeiling, startService, type BenchService } from './harness/bench-service.ts';
+import { errorText, loadAverage, machineNote, out, serviceNote } from './report/bench-notes.ts';
+import { eventStream, type EventSpread } from './load-generators/event-mix.ts';
 import {
   startPacedIngest,
   windowRate,
   type PacedDone,
   type WindowRate,
-} from './load/paced-ingest.ts';
-import { processMemory, type ProcessMemory } from './load/proc-status.ts';
-import { measureSchedShare, type SchedShare } from './load/thread-cpu.ts';
+} from './load-generators/paced-ingest.ts';
+import { processMemory, type ProcessMemory } from './report/proc-status.ts';
+import { measureSchedShare, type SchedShare } from './report/thread-cpu.ts';
 import {
   readSummary,
   seedBatches,
@@ -36,18 +36,18 @@ import {
   waitForTotal,
   type SeedResult,
   type SnapshotSummary,
-} from './load/service-calls.ts';
-import { runFanout, type Fanout, type FanoutWindow } from './load/stomp-fanout.ts';
+} from './load-generators/service-calls.ts';
+import { LOAD_COLUMNS, loadRow } from './report/load-table.ts';
 
 // Knobs (env). Rounds: ROUNDS, DURATION (s, GET rounds), WARMUP (s), GET_CONNECTIONS.
 // Paced ingest (b): INGEST_RATE (events/s), INGEST_BATCH (events per request), INGEST_CONNECTIONS,
 // INGEST_TYPES, INGEST_SOURCES, INGEST_USERS.
-// Fan-out (c): FANOUT_SESSIONS, FANOUT_CONNECTIONS (autocannon c), FANOUT_DURATION (s), FANOUT_IDLE (s),
-// FANOUT_SEED (events stored first, so the snapshot names all INGEST_TYPES types as after part b).
 // Memory (d): MEMORY_EVENTS, MEMORY_USERS, MEMORY_TYPES, SEED_BATCH, SEED_CONNECTIONS.
-// Floor (e): part b's ingest and GET clients against bench/support/bare-ceiling.ts serving the
-// service's snapshot as it was after parts a-c (FANOUT_SEED events are stored first without b or c).
-// PARTS=abcde picks parts; PROFILE=1 profiles the service of parts a-c; service variables pass through.
+// Floor (e): part b's ingest and GET clients against bench/harness/bare-ceiling.ts serving the
+// service's snapshot as it was after parts a-b (without b, SNAPSHOT_SEED events over INGEST_TYPES
+// types are stored first, so the snapshot names all the types it would after part b).
+// PARTS=abde picks parts (c, the fan-out, is bench:fanout); PROFILE=1 profiles the service of
+// parts a, b; service variables pass through.
 const ROUNDS = intKnob('ROUNDS', 3);
 const DURATION = intKnob('DURATION', 10);
 const WARMUP = intKnob('WARMUP', 3, 0);
@@ -56,11 +56,7 @@ const INGEST_RATE = intKnob('INGEST_RATE', 5000);
 const INGEST_CONNECTIONS = ingestConnectionsKnob();
 const INGEST_BATCH = ingestBatchKnob();
 const SPREAD: EventSpread = ingestSpreadKnobs();
-const FANOUT_SESSIONS = intKnob('FANOUT_SESSIONS', 1000);
-const FANOUT_CONNECTIONS = intKnob('FANOUT_CONNECTIONS', 50);
-const FANOUT_DURATION = intKnob('FANOUT_DURATION', 10);
-const FANOUT_IDLE = intKnob('FANOUT_IDLE', 10);
-const FANOUT_SEED = intKnob('FANOUT_SEED', 20_000, 0);
+const SNAPSHOT_SEED = intKnob('SNAPSHOT_SEED', 20_000, 0);
 const MEMORY_EVENTS = intKnob('MEMORY_EVENTS', 2_000_000);
 const MEMORY_SPREAD: EventSpread = {
   types: intKnob('MEMORY_TYPES', 10_000),
@@ -69,19 +65,17 @@ const MEMORY_SPREAD: EventSpread = {
 };
 const SEED_BATCH = intKnob('SEED_BATCH', 1000);
 const SEED_CONNECTIONS = intKnob('SEED_CONNECTIONS', 4);
-const PARTS = process.env.PARTS ?? 'abcde';
+const PARTS = process.env.PARTS ?? 'abde';
 
 const TARGET_GET_P99_MS = 2;
 const SPEC_GET_P99_MS = 10;
-const TARGET_SPREAD_MS = 100;
-const TARGET_DROP = 0.1;
 const TARGET_RSS_MB = 512;
 
 const rounds = { rounds: ROUNDS, durationSec: DURATION, warmupSec: WARMUP };
 
 /**
  * The GET client: autocannon (the reference), and a lean raw-socket client that never decodes the
- * 100 KB bodies, so that less of the 2 shared cores goes to the generator (bench/load/raw-get.ts).
+ * 100 KB bodies, so that less of the 2 shared cores goes to the generator (bench/load-generators/raw-get.ts).
  */
 type Client = 'autocannon' | 'lean client' | 'lean client, gzip';
 const CLIENTS: readonly Client[] = ['autocannon', 'lean client', 'lean client, gzip'];
@@ -182,19 +176,19 @@ async function getUnderIngest(service: GetTarget, label = ''): Promise<PacedRun>
 const FLOOR_LABEL = 'bare uWS floor: ';
 
 /**
- * (e) Saves the service's snapshot (seeding it first when neither part b nor c stored events), for
- * the floor to serve the same bytes.
+ * (e) Saves the service's snapshot (seeding it first when part b stored no events), for the floor
+ * to serve the same bytes.
  */
 async function saveSnapshot(service: BenchService, dir: string): Promise<string> {
-  if (!/[bc]/.test(PARTS)) {
+  if (!PARTS.includes('b')) {
     await seedBatches(
       service.url,
-      FANOUT_SEED,
+      SNAPSHOT_SEED,
       SEED_BATCH,
       SEED_CONNECTIONS,
       eventStream(SPREAD, 0x5eed),
     );
-    await waitForTotal(service.url, FANOUT_SEED, 30_000);
+    await waitForTotal(service.url, SNAPSHOT_SEED, 30_000);
   }
   const response = await fetch(`${service.url}/api/v1/metrics`);
   if (response.status !== 200) throw new Error(`GET /api/v1/metrics answered ${response.status}`);
@@ -247,32 +241,13 @@ async function memory(): Promise<MemoryResult> {
   }
 }
 
-const loadRow = (s: LoadSummary, extra: readonly string[] = []): string[] => [
-  s.name,
-  String(s.connections),
-  num(s.reqPerSec),
-  num(s.p50Ms, 2),
-  num(s.p99Ms, 2),
-  String(s.non2xx),
-  String(s.errors),
-  ...extra,
-];
-
-const LOAD_COLUMNS = [
-  { title: 'scenario' },
-  { title: 'c', align: 'right' },
-  { title: 'req/s', align: 'right' },
-  { title: 'p50 ms', align: 'right' },
-  { title: 'p99 ms', align: 'right' },
-  { title: 'non-2xx', align: 'right' },
-  { title: 'errors', align: 'right' },
-] as const;
-
 async function main(): Promise<number> {
   const loadAtStart = loadAverage();
   const started = Date.now();
   const problems: string[] = [];
   log(`metrics bench: parts ${PARTS}; load average at start ${loadAtStart}`);
+  if (PARTS.includes('c'))
+    log('part c (the STOMP fan-out) is its own bench now: npm run bench:fanout');
   const config = loadConfig(process.env);
 
   let alone: GetRead[] = [];
@@ -280,30 +255,14 @@ async function main(): Promise<number> {
   let floorRun: PacedRun | null = null;
   const snapshotDir = await mkdtemp(path.join(tmpdir(), 'vigil-floor-'));
   let snapshotFile: string | null = null;
-  let fan: Fanout | null = null;
   let mem: MemoryResult | null = null;
   const profileDir = profileDirFor('metrics');
-  if (/[abce]/.test(PARTS)) {
+  if (/[abe]/.test(PARTS)) {
     const service = await startService(profileDir === undefined ? {} : { profileDir });
     try {
       log(`service pid ${service.pid}, ${service.url}`);
       if (PARTS.includes('a')) alone = await getAlone(service);
       if (PARTS.includes('b')) paced = await getUnderIngest(service);
-      if (PARTS.includes('c')) {
-        fan = await runFanout(service, {
-          sessions: FANOUT_SESSIONS,
-          connections: FANOUT_CONNECTIONS,
-          rounds: ROUNDS,
-          durationSec: FANOUT_DURATION,
-          warmupSec: WARMUP,
-          idleSec: FANOUT_IDLE,
-          seedEvents: FANOUT_SEED,
-          seedBatch: SEED_BATCH,
-          seedConnections: SEED_CONNECTIONS,
-          spread: SPREAD,
-          targetSpreadMs: TARGET_SPREAD_MS,
-        });
-      }
       if (PARTS.includes('e')) snapshotFile = await saveSnapshot(service, snapshotDir);
       const summary = await readSummary(service.url);
       log(
@@ -367,7 +326,7 @@ async function main(): Promise<number> {
     if (floorRun !== null) {
       out(
         'Floor (e): the same ingest and GET clients against a bare uWS server in one thread ' +
-          '(bench/support/bare-ceiling.ts) that parses and acknowledges each event without storing ' +
+          '(bench/harness/bare-ceiling.ts) that parses and acknowledges each event without storing ' +
           "it and serves the service's snapshot bytes as they were after the rounds above (gzipped " +
           'once, level 1): no storage workers, no metrics actor, no PostgreSQL. What it measures is ' +
           'what these 2 shared cores give with the load generators on them; Vigil cannot do better. ' +
@@ -396,84 +355,6 @@ async function main(): Promise<number> {
           `${p99 < SPEC_GET_P99_MS ? 'met' : 'MISSED'}.`,
       );
     }
-    out(note);
-    out();
-  }
-  if (fan !== null) {
-    out(
-      `## STOMP fan-out: ${num(fan.sessions)} sessions on /topic/metrics (one subscriber process)`,
-    );
-    out();
-    const spreadRow = (
-      name: string,
-      { spread: s, window: w, frontCpuMs }: FanoutWindow,
-    ): string[] => [
-      name,
-      String(s.ticks),
-      `${s.minReceivers === Infinity ? 0 : s.minReceivers} / ${fan?.sessions ?? 0}`,
-      num(s.p50Ms, 1),
-      num(s.p99Ms, 1),
-      num(s.maxMs, 1),
-      `${s.ticksOnTime} / ${s.ticks}`,
-      num(s.snapshotBytes),
-      num(frontCpuMs / Math.max(1, s.ticks), 1),
-      num((w.cpuPercent / 100) * (w.windowMs / Math.max(1, s.ticks)), 1),
-      String(Object.values(w.closes).reduce((a, b) => a + b, 0) + w.errorFrames),
-    ];
-    printTable(
-      [
-        { title: 'ticks measured while' },
-        { title: 'ticks', align: 'right' },
-        { title: 'min receivers', align: 'right' },
-        { title: 'spread p50 ms', align: 'right' },
-        { title: 'p99 ms', align: 'right' },
-        { title: 'max ms', align: 'right' },
-        { title: `all within ${TARGET_SPREAD_MS} ms`, align: 'right' },
-        { title: 'snapshot bytes', align: 'right' },
-        { title: 'service front CPU ms/tick', align: 'right' },
-        { title: 'subscriber CPU ms/tick', align: 'right' },
-        { title: 'closed / ERROR', align: 'right' },
-      ],
-      [
-        spreadRow(`idle, ${FANOUT_IDLE} s`, fan.idle),
-        spreadRow(`ingest c=${FANOUT_CONNECTIONS}, ${ROUNDS} rounds`, fan.busy),
-      ],
-    );
-    out();
-    // Rounds alternate (unsubscribed, subscribed): each pair ran under the same outside load.
-    const pairs = fan.with.rounds.map((r, i) => [
-      fan?.without.rounds[i]?.reqPerSec ?? NaN,
-      r.reqPerSec,
-    ]);
-    const drop = median(pairs.map(([without = NaN, withSubs = NaN]) => 1 - withSubs / without));
-    printTable(
-      [...LOAD_COLUMNS, { title: 'change', align: 'right' }],
-      [loadRow(fan.without, ['–']), loadRow(fan.with, [`${num(-100 * drop, 1)} %`])],
-    );
-    out();
-    out(
-      `Spread = last minus first session receiving a tick, as timestamped by the subscriber process ` +
-        `(a tick is told by its snapshot content; message-id is per session). Sessions opened in ` +
-        `${num(fan.openMs)} ms. The subscribers are a minimal WebSocket client (bench/load/raw-websocket.ts: ` +
-        `every session reads into one shared buffer and keeps only the bytes that name the tick), so the ` +
-        `subscriber process needs less CPU per tick than the service and keeps up with its sends; with ` +
-        `\`ws\` it needed about 4 times the service's CPU and its own backlog was most of the spread. ` +
-        `Service front CPU = the front thread's user + system time (/proc) per tick: idle, that is the ` +
-        `fan-out's cost; under ingest it includes serving the ingest. ` +
-        `Snapshot: ${num(FANOUT_SEED)} events over ${num(SPREAD.types)} types stored first. ` +
-        `Ingest: autocannon c=${FANOUT_CONNECTIONS}, ${ROUNDS} rounds of ${FANOUT_DURATION} s (after ` +
-        `${WARMUP} s of warm-up each) with the sessions unsubscribed and subscribed in turn; change = ` +
-        `median of the changes within each pair (req/s ${pairs.map(([a = NaN, b = NaN]) => `${num(a)} → ${num(b)}`).join(', ')}).`,
-    );
-    const late =
-      fan.busy.spread.ticks -
-      fan.busy.spread.ticksOnTime +
-      fan.idle.spread.ticks -
-      fan.idle.spread.ticksOnTime;
-    out(
-      `Targets: every tick to all sessions within ${TARGET_SPREAD_MS} ms ${late === 0 ? 'met' : `MISSED (${late} ticks)`}; ` +
-        `ingest drop < ${100 * TARGET_DROP} % ${drop < TARGET_DROP ? 'met' : 'MISSED'} (${num(100 * drop, 1)} %).`,
-    );
     out(note);
     out();
   }
@@ -524,20 +405,16 @@ async function main(): Promise<number> {
     out(note);
     out();
   }
-  out(
-    `Service: STORAGE_WORKERS=${config.STORAGE_WORKERS} METRICS_REFRESH_MS=${config.METRICS_REFRESH_MS} ` +
-      `METRICS_BROADCAST_MS=${config.METRICS_BROADCAST_MS} RULE_EVALUATION_MS=${config.RULE_EVALUATION_MS}; ` +
-      `total bench time ${num((Date.now() - started) / 1000)} s.`,
-  );
+  out(serviceNote(config, started));
   if (profileDir !== undefined) {
     out();
-    out(`CPU profiles (service of parts a-c) in ${profileDir}:`);
+    out(`CPU profiles (service of parts a, b, e) in ${profileDir}:`);
     out(await summariseProfiles(profileDir));
   }
 
   const reads = [...alone, ...pacedReads].map((r) => r.get);
-  for (const s of [...reads, fan?.without, fan?.with]) {
-    if (s !== null && s !== undefined && (s.non2xx > 0 || s.errors > 0)) {
+  for (const s of reads) {
+    if (s.non2xx > 0 || s.errors > 0) {
       problems.push(`${s.name}: ${s.non2xx} non-2xx, ${s.errors} errors`);
     }
   }
@@ -548,9 +425,6 @@ async function main(): Promise<number> {
           `${done.errors} errors ${done.lastError}`,
       );
     }
-  }
-  if (fan !== null && fan.sessions !== FANOUT_SESSIONS) {
-    problems.push(`only ${fan.sessions} of ${FANOUT_SESSIONS} sessions subscribed`);
   }
   for (const problem of problems) out(`FAIL ${problem}`);
   return problems.length === 0 ? 0 : 1;

@@ -5,11 +5,11 @@
  * Each scenario fills its history, then runs TICKS ticks 1 s apart, recording RATE events/s between
  * them (so the current minute grows and minutes roll over as in the service).
  */
-import { intKnob } from './support/knobs.ts';
-import { num, printTable } from './support/print-table.ts';
-import { loadAverage, out } from './load/bench-notes.ts';
-import { prng, sourceName, typeName, userName } from './load/event-mix.ts';
-import { ruleBodies } from './load/rule-mix.ts';
+import { intKnob } from './harness/knobs.ts';
+import { num, printTable } from './report/print-table.ts';
+import { loadAverage, out } from './report/bench-notes.ts';
+import { prng, sourceName, typeName, userName } from './load-generators/event-mix.ts';
+import { ruleBodies } from './load-generators/rule-mix.ts';
 import type { MetricEvent, Severity } from '../src/domain/event.ts';
 import { Aggregator } from '../src/domain/metrics/aggregator.ts';
 import { RuleEngine } from '../src/domain/rules/rule-engine.ts';

@@ -10,21 +10,21 @@ import {
   ingestRequestsText,
   ingestSpreadKnobs,
   intKnob,
-} from './support/knobs.ts';
-import { num, printTable } from './support/print-table.ts';
-import { profileDirFor, summariseProfiles } from './support/profile-summary.ts';
-import { log, runLoad, type LoadSummary } from './support/run-load.ts';
-import { errorText, loadAverage, machineNote, out } from './load/bench-notes.ts';
-import type { EventSpread } from './load/event-mix.ts';
+} from './harness/knobs.ts';
+import { num, printTable } from './report/print-table.ts';
+import { profileDirFor, summariseProfiles } from './report/profile-summary.ts';
+import { log, runLoad, type LoadSummary } from './load-generators/run-load.ts';
+import { errorText, loadAverage, machineNote, out } from './report/bench-notes.ts';
+import type { EventSpread } from './load-generators/event-mix.ts';
 import {
   startPacedIngest,
   windowRate,
   type PacedDone,
   type WindowRate,
-} from './load/paced-ingest.ts';
-import { startRestartableService, type RestartableService } from './load/restartable-service.ts';
-import { ruleBodies } from './load/rule-mix.ts';
-import { metricsGetScenario } from './load/service-calls.ts';
+} from './load-generators/paced-ingest.ts';
+import { startService, type BenchService } from './harness/bench-service.ts';
+import { ruleBodies } from './load-generators/rule-mix.ts';
+import { metricsGetScenario } from './load-generators/service-calls.ts';
 
 // Knobs (env): RULES, RULE_CONCURRENCY, FIRING_PER_MILLE; INGEST_RATE, INGEST_BATCH, INGEST_SEC,
 // INGEST_CONNECTIONS, INGEST_TYPES, INGEST_SOURCES, INGEST_USERS; ROUNDS, DURATION (s), WARMUP (s),
@@ -62,18 +62,18 @@ interface EvaluationStats extends Percentiles {
   readonly onCpu: Percentiles | null;
 }
 
-async function getJson<T>(service: RestartableService, path: string): Promise<T> {
+async function getJson<T>(service: BenchService, path: string): Promise<T> {
   const response = await fetch(service.url + path);
   if (response.status !== 200) throw new Error(`GET ${path}: status ${response.status}`);
   return (await response.json()) as T;
 }
 
 /** The evaluator's stats over its last `last` ticks (at most the 600 it keeps). */
-const evaluationStats = (service: RestartableService, last = 600): Promise<EvaluationStats> =>
+const evaluationStats = (service: BenchService, last = 600): Promise<EvaluationStats> =>
   getJson<EvaluationStats>(service, `/api/v1/rules/evaluation-stats?last=${Math.min(600, last)}`);
 
 /** After a restart the rule set is loaded at start; waits until the evaluator holds all of it. */
-async function waitForRules(service: RestartableService): Promise<void> {
+async function waitForRules(service: BenchService): Promise<void> {
   for (let i = 0; i < 600; i++) {
     if ((await evaluationStats(service)).rules >= RULES) return;
     await sleep(100);
@@ -86,7 +86,7 @@ interface Created {
   readonly failures: readonly string[];
 }
 
-async function createRules(service: RestartableService): Promise<Created> {
+async function createRules(service: BenchService): Promise<Created> {
   const bodies = ruleBodies(RULES, {
     types: SPREAD.types,
     sources: SPREAD.sources,
@@ -132,7 +132,7 @@ interface Measured {
   readonly readings: readonly EvaluationStats[];
 }
 
-async function underIngest(service: RestartableService): Promise<Measured> {
+async function underIngest(service: BenchService): Promise<Measured> {
   const window = Math.max(INGEST_SEC, SETTLE_SEC + WARMUP + ROUNDS * (DURATION + 1) + 3);
   const before = await evaluationStats(service);
   const paced = await startPacedIngest({
@@ -200,7 +200,7 @@ async function main(): Promise<number> {
   log(`rules bench: ${num(RULES)} rules; load average at start ${loadAtStart}`);
   const config = loadConfig(process.env);
   const profileDir = profileDirFor('rules');
-  const service = await startRestartableService();
+  const service = await startService();
   let created: Created;
   let measured: Measured;
   let alerts: number;

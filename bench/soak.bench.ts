@@ -1,18 +1,22 @@
 /**
- * `npm run soak`: SOAK_SECONDS (default 600) at half capacity with reads, STOMP subscribers and
+ * `npm run bench:soak`: SOAK_SECONDS (default 600) at half capacity with reads, STOMP subscribers and
  * rules; every 10 s: RSS (/proc), health latency (event-loop proxy), rates; then every 202 checked.
  */
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from './support/child-server.ts';
-import { intKnob } from './support/knobs.ts';
-import { num, printTable } from './support/print-table.ts';
-import { runDatabase } from './reliability/databases.ts';
-import { brokenPromises, checkStored, startIngestLoad } from './reliability/ingest-load.ts';
-import { mib, percentile, probeHealth, startSampler } from './reliability/probes.ts';
-import { spawnVigil, stopVigil } from './reliability/vigil-process.ts';
-import { subscribe } from './reliability/ws-clients.ts';
+import { freePort } from '../test/support/free-port.ts';
+import { intKnob } from './harness/knobs.ts';
+import { num, printTable } from './report/print-table.ts';
+import { runDatabase } from '../test/support/run-databases.ts';
+import {
+  brokenPromises,
+  checkStored,
+  startIngestLoad,
+} from '../test/support/reliability/ingest-load.ts';
+import { mib, percentile, probeHealth, startSampler } from '../test/support/reliability/probes.ts';
+import { spawnVigil, stopServer } from '../test/support/service-process.ts';
+import { subscribe } from '../test/support/reliability/ws-clients.ts';
 
 const SECONDS = intKnob('SOAK_SECONDS', 600);
 const SAMPLE_SECONDS = intKnob('SOAK_SAMPLE_SECONDS', 10);
@@ -256,7 +260,7 @@ try {
       `Subscribers closed by the service: ${subscribersClosed}.\n`,
   );
   const problems = brokenPromises(check);
-  const exit = await stopVigil(proc);
+  const exit = await stopServer(proc);
   if (exit.code !== 0) problems.push(`exit ${exit.code} after SIGTERM`);
   if (subscribersClosed > 0) problems.push(`${subscribersClosed} subscribers closed`);
   process.stdout.write(
@@ -266,6 +270,6 @@ try {
   );
   process.exitCode = problems.length === 0 ? 0 : 1;
 } finally {
-  if (proc.exit() === null) await stopVigil(proc);
+  if (proc.exit() === null) await stopServer(proc);
   await db.cleanup();
 }

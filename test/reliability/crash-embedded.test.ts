@@ -1,8 +1,8 @@
 // Crash safety with the service's own embedded PostgreSQL (no DATABASE_URL): after kill -9 of the
 // service alone, the restart reuses the PostgreSQL still running on its data directory.
 import t from 'tap';
-import { runCrash } from '../../bench/reliability/crash.ts';
-import { brokenPromises } from '../../bench/reliability/ingest-load.ts';
+import { runCrash } from '../support/reliability/crash.ts';
+import { brokenPromises } from '../support/reliability/ingest-load.ts';
 
 void t.test('kill -9 the service: the restart adopts the live embedded PostgreSQL', async (t) => {
   const result = await runCrash({

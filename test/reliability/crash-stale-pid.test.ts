@@ -2,8 +2,8 @@
 // stale postmaster.pid it leaves must not stop the restart, not even when its pid now belongs to
 // another live process (as after a container restart).
 import t from 'tap';
-import { runCrash, type CrashKind } from '../../bench/reliability/crash.ts';
-import { brokenPromises } from '../../bench/reliability/ingest-load.ts';
+import { runCrash, type CrashKind } from '../support/reliability/crash.ts';
+import { brokenPromises } from '../support/reliability/ingest-load.ts';
 
 for (const kind of ['service+postgres', 'service+postgres, pid reused'] as CrashKind[]) {
   void t.test(`kill -9 ${kind}: restart on the same data, nothing acknowledged lost`, async (t) => {

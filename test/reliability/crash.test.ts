@@ -1,8 +1,8 @@
 // Crash safety against the run's PostgreSQL: producers post at full speed, the service (a child
 // process) is killed with SIGKILL halfway, restarted, and every 202 must be stored exactly once.
 import t from 'tap';
-import { runCrash } from '../../bench/reliability/crash.ts';
-import { brokenPromises } from '../../bench/reliability/ingest-load.ts';
+import { runCrash } from '../support/reliability/crash.ts';
+import { brokenPromises } from '../support/reliability/ingest-load.ts';
 import { testDatabaseUrl } from '../support/database.ts';
 
 void t.test('kill -9 mid-ingest, restart: no acknowledged event lost or duplicated', async (t) => {

@@ -2,8 +2,8 @@
 // the raw-socket cases (truncated, slow and broken HTTP) and 150 fuzzed STOMP sessions against a
 // child service: no 5xx, every 4xx a JSON error body, no hang, still healthy, exit 0 on SIGTERM.
 import t from 'tap';
-import { runDatabase } from '../../bench/reliability/databases.ts';
-import { fuzzProblems, headWithBody, runFuzz } from '../../bench/reliability/fuzz-run.ts';
+import { runDatabase } from '../support/run-databases.ts';
+import { fuzzProblems, headWithBody, runFuzz } from '../support/reliability/fuzz-run.ts';
 
 const SEED = 20261122;
 
@@ -13,7 +13,7 @@ void t.test('fixed-seed fuzz run', async (t) => {
   const r = await runFuzz(db, {
     seed: SEED,
     requests: 1500,
-    // One at a time: this test is about input; `npm run fuzz` runs 8 at once.
+    // One at a time: this test is about input; `npm run bench:fuzz` runs 8 at once.
     concurrency: 1,
     stompSessions: 150,
     slowMs: 2_000,

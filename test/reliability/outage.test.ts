@@ -2,8 +2,8 @@
 // 500s within the query timeout while it is down, health DOWN then UP, recovery without a restart,
 // and nothing acknowledged lost. A frozen server (SIGSTOP) is the same test with hung connections.
 import t from 'tap';
-import { brokenPromises } from '../../bench/reliability/ingest-load.ts';
-import { runOutage, type OutageMode, type OutageResult } from '../../bench/reliability/outage.ts';
+import { brokenPromises } from '../support/reliability/ingest-load.ts';
+import { runOutage, type OutageMode, type OutageResult } from '../support/reliability/outage.ts';
 
 const QUERY_TIMEOUT_MS = 2000;
 

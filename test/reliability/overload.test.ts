@@ -2,15 +2,15 @@
 // queue holds. The excess is shed at once with 503 OVERLOADED and Retry-After, nothing of a 503 is
 // stored, every 202 is, and the service accepts again as soon as the queue drains.
 import t from 'tap';
-import { runDatabase } from '../../bench/reliability/databases.ts';
+import { runDatabase } from '../support/run-databases.ts';
 import {
   brokenPromises,
   checkStored,
   eventBody,
   type Outcome,
-} from '../../bench/reliability/ingest-load.ts';
-import { freePort } from '../../bench/support/child-server.ts';
-import { spawnVigil, stopVigil } from '../../bench/reliability/vigil-process.ts';
+} from '../support/reliability/ingest-load.ts';
+import { freePort } from '../support/free-port.ts';
+import { spawnVigil, stopServer } from '../support/service-process.ts';
 
 const REQUESTS = 80;
 const PER_REQUEST = 1000;
@@ -31,7 +31,7 @@ void t.test('80 batches of 1,000 events at once against a 10,000-event queue', a
     name: 'vigil(overload)',
   });
   t.teardown(async () => {
-    if (proc.exit() === null) await stopVigil(proc);
+    if (proc.exit() === null) await stopServer(proc);
   });
   const tag = `overload-${process.pid}-${Date.now()}`;
   const rssBefore = proc.rssKiB() ?? 0;
@@ -93,5 +93,5 @@ void t.test('80 batches of 1,000 events at once against a 10,000-event queue', a
   });
   t.equal(again.status, 202, 'accepting again once the queue drained');
   await again.arrayBuffer();
-  t.equal((await stopVigil(proc)).code, 0, 'exit 0 after SIGTERM');
+  t.equal((await stopServer(proc)).code, 0, 'exit 0 after SIGTERM');
 });

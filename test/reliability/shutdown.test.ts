@@ -2,9 +2,9 @@
 // answered 503 SHUTTING_DOWN is, the exit is 0 before SHUTDOWN_GRACE_MS, a stalled upload does not
 // hold the drain; a second SIGTERM forces exit 1 at once.
 import t from 'tap';
-import { ownDatabase, runDatabase } from '../../bench/reliability/databases.ts';
-import { brokenPromises } from '../../bench/reliability/ingest-load.ts';
-import { runShutdown } from '../../bench/reliability/shutdown.ts';
+import { ownDatabase, runDatabase } from '../support/run-databases.ts';
+import { brokenPromises } from '../support/reliability/ingest-load.ts';
+import { runShutdown } from '../support/reliability/shutdown.ts';
 
 const GRACE_MS = 10_000;
 const UNDER_IDLE_TIMEOUT_MS = 5_000;

@@ -3,10 +3,10 @@
 // subscribers keep receiving the metrics broadcasts, never closed; memory stays bounded. (How
 // regular the broadcasts stay is a timing figure: bench:chaos reports it, no test asserts it.)
 import t from 'tap';
-import { runDatabase } from '../../bench/reliability/databases.ts';
-import { freePort } from '../../bench/support/child-server.ts';
-import { spawnVigil, stopVigil } from '../../bench/reliability/vigil-process.ts';
-import { runWsAbuse } from '../../bench/reliability/ws-abuse.ts';
+import { runDatabase } from '../support/run-databases.ts';
+import { freePort } from '../support/free-port.ts';
+import { spawnVigil, stopServer } from '../support/service-process.ts';
+import { runWsAbuse } from '../support/reliability/ws-abuse.ts';
 import { connectRaw, until } from '../stomp/helpers.ts';
 
 void t.test('abusers dropped, subscribers keep receiving', async (t) => {
@@ -14,7 +14,7 @@ void t.test('abusers dropped, subscribers keep receiving', async (t) => {
   t.teardown(() => db.cleanup());
   const proc = await spawnVigil({ port: await freePort(), env: { ...db.env }, forward: false });
   t.teardown(async () => {
-    if (proc.exit() === null) await stopVigil(proc);
+    if (proc.exit() === null) await stopServer(proc);
   });
   // A subscriber of the test's own, counting the broadcasts it gets during and after the abuse.
   const witness = await connectRaw(`ws://127.0.0.1:${proc.port}/ws`);
@@ -45,5 +45,5 @@ void t.test('abusers dropped, subscribers keep receiving', async (t) => {
     (r.rssMaxKiB ?? 0) - (r.rssBeforeKiB ?? 0) < 150 * 1024,
     `RSS bounded (${(r.rssBeforeKiB ?? 0) >> 10} -> max ${(r.rssMaxKiB ?? 0) >> 10} MiB)`,
   );
-  t.equal((await stopVigil(proc)).code, 0, 'exit 0 after SIGTERM');
+  t.equal((await stopServer(proc)).code, 0, 'exit 0 after SIGTERM');
 });

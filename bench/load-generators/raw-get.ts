@@ -6,11 +6,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import {
   log,
   median,
+  roundMedians,
   type LoadOptions,
   type LoadSummary,
   type RoundStats,
-} from '../support/run-load.ts';
-import { num } from '../support/print-table.ts';
+} from './run-load.ts';
+import { num } from '../report/print-table.ts';
 import { forkLoadChild } from './load-child.ts';
 
 export interface RawGetOptions {
@@ -69,9 +70,7 @@ export async function runRawGet(
       connections: options.connections,
       pipelining: 1,
       rounds,
-      reqPerSec: median(rounds.map((r) => r.reqPerSec)),
-      p50Ms: median(rounds.map((r) => r.p50Ms)),
-      p99Ms: median(rounds.map((r) => r.p99Ms)),
+      ...roundMedians(rounds),
       non2xx: rounds.reduce((n, r) => n + r.non2xx, 0),
       errors: rounds.reduce((n, r) => n + r.errors, 0),
       total2xx: rounds.reduce((n, r) => n + r.ok, 0),

@@ -4,7 +4,7 @@
  */
 import http from 'node:http';
 import fc from 'fast-check';
-import { ERROR_STATUS, type ErrorCode } from '../../src/errors.ts';
+import { ERROR_STATUS, type ErrorCode } from '../../../src/errors.ts';
 
 export interface Endpoint {
   /** OpenAPI path, e.g. `/api/v1/rules/{id}`. */

@@ -187,15 +187,22 @@ export async function runLoad(scenario: LoadScenario, options: LoadOptions): Pro
       non2xx,
       errors,
     })),
-    reqPerSec: median(rounds.map((r) => r.reqPerSec)),
-    p50Ms: median(rounds.map((r) => r.p50Ms)),
-    p99Ms: median(rounds.map((r) => r.p99Ms)),
+    ...roundMedians(rounds),
     non2xx: rounds.reduce((sum, r) => sum + r.non2xx, 0),
     errors: rounds.reduce((sum, r) => sum + r.errors, 0),
     total2xx,
     totalUnanswered,
   };
 }
+
+/** The rounds' medians: the figures a bench table shows for a scenario. */
+export const roundMedians = (
+  rounds: readonly RoundStats[],
+): Pick<LoadSummary, 'reqPerSec' | 'p50Ms' | 'p99Ms'> => ({
+  reqPerSec: median(rounds.map((r) => r.reqPerSec)),
+  p50Ms: median(rounds.map((r) => r.p50Ms)),
+  p99Ms: median(rounds.map((r) => r.p99Ms)),
+});
 
 /** Progress lines go to stderr, so stdout holds only the tables. */
 export function log(line: string): void {

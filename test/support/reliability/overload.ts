@@ -7,7 +7,7 @@ import autocannon from 'autocannon';
 import * as hdr from 'hdr-histogram-js';
 import { eventBody } from './ingest-load.ts';
 import { maxOf, minOf, rssSampler } from './probes.ts';
-import type { VigilProcess } from './vigil-process.ts';
+import type { ServerProcess } from '../service-process.ts';
 
 export interface OverloadStep {
   readonly connections: number;
@@ -55,7 +55,7 @@ const acceptedIn = (body: string, batch: boolean): number => {
 };
 
 export async function runOverloadStep(
-  proc: VigilProcess,
+  proc: ServerProcess,
   tag: string,
   step: OverloadStep,
 ): Promise<OverloadStepResult> {

@@ -2,7 +2,7 @@
  * Bench knobs from the environment (ROUNDS, DURATION, CONNECTIONS, ...): positive integers with
  * defaults; a bad value stops the bench with a message naming it.
  */
-import type { EventSpread } from '../load/event-mix.ts';
+import type { EventSpread } from '../load-generators/event-mix.ts';
 
 export function intKnob(name: string, fallback: number, minimum = 1): number {
   const raw = process.env[name];

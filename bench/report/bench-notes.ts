@@ -3,7 +3,8 @@
  * generators and service share the cores), and stdout output helpers.
  */
 import { cpus, loadavg } from 'node:os';
-import { num } from '../support/print-table.ts';
+import type { Config } from '../../src/config.ts';
+import { num } from './print-table.ts';
 
 export const out = (line = ''): void => void process.stdout.write(`${line}\n`);
 
@@ -23,3 +24,9 @@ export function machineNote(loadAtStart: string): string {
 
 export const errorText = (error: unknown): string =>
   error instanceof Error ? error.message : String(error);
+
+/** The service settings the figures depend on, and the bench's whole run time. */
+export const serviceNote = (config: Config, startedAt: number): string =>
+  `Service: STORAGE_WORKERS=${config.STORAGE_WORKERS} METRICS_REFRESH_MS=${config.METRICS_REFRESH_MS} ` +
+  `METRICS_BROADCAST_MS=${config.METRICS_BROADCAST_MS} RULE_EVALUATION_MS=${config.RULE_EVALUATION_MS}; ` +
+  `total bench time ${num((Date.now() - startedAt) / 1000)} s.`;

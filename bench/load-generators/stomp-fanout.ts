@@ -1,13 +1,13 @@
 /**
- * Part c of bench:metrics: N STOMP sessions on /topic/metrics (their own process) and a c=50
+ * The driver of bench:fanout: N STOMP sessions on /topic/metrics (their own process) and a c=50
  * ingest. The ingest rounds alternate between the sessions unsubscribed and subscribed, so the
  * fan-out's cost to ingest is read between neighbouring rounds, not between a first and a second
  * half of the run that the rest of a shared machine may load differently.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { num } from '../support/print-table.ts';
-import { log, median, runLoad, type LoadRequest, type LoadSummary } from '../support/run-load.ts';
-import type { BenchService } from '../support/start-service.ts';
+import { num } from '../report/print-table.ts';
+import { log, roundMedians, runLoad, type LoadRequest, type LoadSummary } from './run-load.ts';
+import type { BenchService } from '../harness/bench-service.ts';
 import { eventStream, type EventSpread } from './event-mix.ts';
 import { seedBatches } from './service-calls.ts';
 import {
@@ -18,7 +18,7 @@ import {
   type Subscribers,
   type SubscribersWindow,
 } from './stomp-subscribers.ts';
-import { threadCpuMs } from './thread-cpu.ts';
+import { threadCpuMs } from '../report/thread-cpu.ts';
 
 export interface FanoutOptions {
   readonly sessions: number;
@@ -87,9 +87,7 @@ function combine(name: string, parts: readonly LoadSummary[], o: FanoutOptions):
     connections: o.connections,
     pipelining: 1,
     rounds,
-    reqPerSec: median(rounds.map((r) => r.reqPerSec)),
-    p50Ms: median(rounds.map((r) => r.p50Ms)),
-    p99Ms: median(rounds.map((r) => r.p99Ms)),
+    ...roundMedians(rounds),
     non2xx: sum((p) => p.non2xx),
     errors: sum((p) => p.errors),
     total2xx: sum((p) => p.total2xx),

@@ -6,8 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import postgres from 'postgres';
-import { freePort } from '../support/child-server.ts';
-import { ownPostgres } from './databases.ts';
+import { freePort } from '../free-port.ts';
+import { ownPostgres } from '../run-databases.ts';
 import { checkStored, startIngestLoad, type Outcome, type StoreCheck } from './ingest-load.ts';
 import {
   between,
@@ -18,7 +18,7 @@ import {
   type HealthProbe,
   type Sample,
 } from './probes.ts';
-import { spawnVigil, stopVigil, type Exit } from './vigil-process.ts';
+import { spawnVigil, stopServer, type Exit } from '../service-process.ts';
 
 export type OutageMode = 'stop' | 'freeze';
 
@@ -110,7 +110,7 @@ export async function runOutage(options: OutageOptions): Promise<OutageResult> {
     const rssSamples = await rss.stop();
     const sql = postgres(pg.url, { max: 1, onnotice: () => {} });
     const check = await checkStored(sql, tag, report).finally(() => sql.end({ timeout: 2 }));
-    const exit = await stopVigil(proc);
+    const exit = await stopServer(proc);
 
     const windows: [Phase, number, number][] = [
       ['before', start, downAt],

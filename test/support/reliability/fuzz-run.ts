@@ -1,15 +1,15 @@
 /**
  * One complete hostile-input run against a child service: generated HTTP requests, raw-socket
  * cases, a slowloris crowd and STOMP sessions; then the service must still answer health and
- * drain on SIGTERM with exit 0. Shared by `npm run fuzz` and the test suite.
+ * drain on SIGTERM with exit 0. Shared by `npm run bench:fuzz` and the test suite.
  */
-import { freePort } from '../support/child-server.ts';
-import type { RunDatabase } from './databases.ts';
+import { freePort } from '../free-port.ts';
+import type { RunDatabase } from '../run-databases.ts';
 import { loadEndpoints, runHttpFuzz, type FuzzStats } from './fuzz-http.ts';
 import { runRawCases, runSlowloris, type RawResult } from './fuzz-raw.ts';
 import { runStompFuzz, type StompFuzzStats } from './fuzz-stomp.ts';
 import { probeHealth } from './probes.ts';
-import { spawnVigil, stopVigil, type Exit } from './vigil-process.ts';
+import { spawnVigil, stopServer, type Exit } from '../service-process.ts';
 
 export interface FuzzRunOptions {
   readonly seed: number;
@@ -78,7 +78,7 @@ export async function runFuzz(db: RunDatabase, options: FuzzRunOptions): Promise
     });
     const finalHealth = (await probeHealth(proc.url)).status;
     const rssEndKiB = proc.rssKiB();
-    const exit = await stopVigil(proc);
+    const exit = await stopServer(proc);
     return {
       endpoints: endpoints.length,
       http,
@@ -93,7 +93,7 @@ export async function runFuzz(db: RunDatabase, options: FuzzRunOptions): Promise
       seeds: { from: seeds[0] ?? options.seed, to: seeds[seeds.length - 1] ?? options.seed },
     };
   } finally {
-    if (proc.exit() === null) await stopVigil(proc);
+    if (proc.exit() === null) await stopServer(proc);
   }
 }
 

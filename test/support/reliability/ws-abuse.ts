@@ -5,7 +5,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
 import { maxOf, minOf, rssSampler } from './probes.ts';
-import type { VigilProcess } from './vigil-process.ts';
+import type { ServerProcess } from '../service-process.ts';
 import {
   CONNECT,
   CONTINUATION,
@@ -56,7 +56,7 @@ export interface WsAbuseResult {
   readonly slowClosesLogged: number;
 }
 
-const wsUrl = (proc: VigilProcess): string => `ws://127.0.0.1:${proc.port}/ws`;
+const wsUrl = (proc: ServerProcess): string => `ws://127.0.0.1:${proc.port}/ws`;
 
 /** Runs `push` until the server closes the socket or `timeoutMs` passes. */
 async function until(raw: RawWebSocket, timeoutMs: number, push: () => number): Promise<number> {
@@ -117,7 +117,7 @@ async function wsAbuser(
 }
 
 export async function runWsAbuse(
-  proc: VigilProcess,
+  proc: ServerProcess,
   options: WsAbuseOptions,
 ): Promise<WsAbuseResult> {
   const url = wsUrl(proc);

@@ -2,7 +2,7 @@
  * Observing a running service from outside: periodic samples (RSS from /proc, the health route's
  * status and latency) with timestamps, and small statistics over them.
  */
-import { HEALTH, type VigilProcess } from './vigil-process.ts';
+import { HEALTH, type ServerProcess } from '../service-process.ts';
 
 export interface Sample<T> {
   readonly at: number;
@@ -55,7 +55,7 @@ export async function probeHealth(url: string, timeoutMs = 10_000): Promise<Heal
   }
 }
 
-export const rssSampler = (proc: VigilProcess, intervalMs: number): Sampler<number | null> =>
+export const rssSampler = (proc: ServerProcess, intervalMs: number): Sampler<number | null> =>
   startSampler(intervalMs, () => proc.rssKiB());
 
 /** Nearest-rank percentile of `values` (0 for none). */

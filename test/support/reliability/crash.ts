@@ -5,19 +5,18 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from '../support/child-server.ts';
+import { freePort } from '../free-port.ts';
 import {
   childrenOf,
-  embeddedDataDir,
-  externalDatabase,
+  isAlive,
   isPostgres,
   postmasterPid,
   rewritePostmasterPid,
   waitPostgresGone,
-  type RunDatabase,
-} from './databases.ts';
+} from '../processes.ts';
+import { embeddedDataDir, externalDatabase, type RunDatabase } from '../run-databases.ts';
+import { spawnVigil, stopServer, type Exit } from '../service-process.ts';
 import { checkStored, startIngestLoad, type StoreCheck } from './ingest-load.ts';
-import { isAlive, spawnVigil, stopVigil, type Exit } from './vigil-process.ts';
 
 /**
  * What dies: the service alone (an embedded PostgreSQL keeps running and is adopted), the service
@@ -96,7 +95,7 @@ export async function runCrash(options: CrashOptions): Promise<CrashResult> {
     const check = await checkStored(db.sql, tag, report);
     const adopted =
       db.kind === 'embedded' ? second.logged(/reusing the embedded PostgreSQL/) : null;
-    const finalExit = await stopVigil(second);
+    const finalExit = await stopServer(second);
     let staleCleared: boolean | null = null;
     if (db.pgDataDir !== null && options.kind !== 'service') {
       // Cleared: the restart ran a PostgreSQL of its own, which its SIGTERM stopped.

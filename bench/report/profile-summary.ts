@@ -1,11 +1,11 @@
 /**
  * Reads the V8 .cpuprofile files a PROFILE=1 run wrote (one per thread) and prints each thread's
- * top functions by self time. Also runnable: `node --import tsx bench/support/profile-summary.ts DIR`.
+ * top functions by self time. Also runnable: `node --import tsx bench/report/profile-summary.ts DIR`.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { flagKnob } from './knobs.ts';
+import { flagKnob } from '../harness/knobs.ts';
 import { markdownTable, num } from './print-table.ts';
 
 interface CallFrame {

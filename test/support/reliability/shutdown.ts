@@ -6,10 +6,10 @@
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from '../support/child-server.ts';
-import type { RunDatabase } from './databases.ts';
+import { freePort } from '../free-port.ts';
+import type { RunDatabase } from '../run-databases.ts';
 import { checkStored, startIngestLoad, type StoreCheck } from './ingest-load.ts';
-import { spawnVigil, type Exit } from './vigil-process.ts';
+import { spawnVigil, type Exit } from '../service-process.ts';
 
 export interface ShutdownOptions {
   readonly connections: number;

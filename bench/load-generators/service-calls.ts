@@ -3,8 +3,8 @@
  * with a few connections, reading the snapshot's summary, and waiting until it shows a count.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { log, type LoadScenario } from '../support/run-load.ts';
-import { num } from '../support/print-table.ts';
+import { log, type LoadScenario } from './run-load.ts';
+import { num } from '../report/print-table.ts';
 import { batchBody, type BenchEvent } from './event-mix.ts';
 
 /** How often a batch may be retried after a 5xx (nothing of it was stored). */

@@ -1,21 +1,22 @@
 /**
- * The PostgreSQL a reliability run uses: a fresh schema on an external server, a data directory
- * for the service's own embedded PostgreSQL, or an embedded server of our own to stop and freeze.
+ * The PostgreSQL a child service (test/support/service-process.ts) runs on: a fresh schema on an
+ * external server, a data directory for the service's own embedded PostgreSQL, or an embedded
+ * server of our own to stop and freeze. Used by the reliability tests and by every bench.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import postgres from 'postgres';
-import { freePort } from '../support/child-server.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded-postgres.ts';
 import { createLogger } from '../../src/log.ts';
-import { isAlive } from './vigil-process.ts';
+import { freePort } from './free-port.ts';
+import { childrenOf, postmasterPid, stopPostmaster } from './processes.ts';
 
 export interface RunDatabase {
   readonly kind: 'external' | 'embedded';
+  /** The schema the service's tables are in. */
+  readonly schema: string;
   /** Variables that point the service at it. */
   readonly env: Readonly<Record<string, string>>;
   /** A client on the service's tables, for checks. */
@@ -26,6 +27,18 @@ export interface RunDatabase {
   cleanup(): Promise<void>;
 }
 
+export interface SchemaOptions {
+  /** The schema's name (default: `<prefix>_<random>`, prefix `rel`). */
+  readonly schema?: string;
+  readonly prefix?: string;
+  /** Leave the schema in place at cleanup (a bench kept it to inspect plans or to reuse it). */
+  readonly keep?: boolean;
+}
+
+const schemaName = (options: SchemaOptions): string =>
+  options.schema ?? `${options.prefix ?? 'rel'}_${randomBytes(5).toString('hex')}`;
+
+// postgres.js connects lazily: this client costs nothing until the first check or cleanup.
 const client = (url: string, schema: string): postgres.Sql =>
   postgres(url, {
     max: 2,
@@ -35,32 +48,43 @@ const client = (url: string, schema: string): postgres.Sql =>
   });
 
 /** A schema of its own on `url` (the service migrates it at start). */
-export function externalDatabase(url: string): RunDatabase {
-  const schema = `rel_${randomBytes(5).toString('hex')}`;
+export function externalDatabase(url: string, options: SchemaOptions = {}): RunDatabase {
+  const schema = schemaName(options);
   const sql = client(url, schema);
   return {
     kind: 'external',
+    schema,
     env: { DATABASE_URL: url, DATABASE_SCHEMA: schema },
     sql,
     pgDataDir: null,
     cleanup: async () => {
-      await sql.unsafe(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      if (options.keep === true) process.stderr.write(`schema ${schema} left in place\n`);
+      else await sql.unsafe(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
       await sql.end({ timeout: 5 });
     },
   };
 }
 
-/** A data root for the service's embedded PostgreSQL (no DATABASE_URL), on a free port. */
-export async function embeddedDataDir(): Promise<RunDatabase> {
+/**
+ * A data root for the service's embedded PostgreSQL (no DATABASE_URL), on a free port; the tables
+ * go to `public` unless `options` name a schema.
+ */
+export async function embeddedDataDir(options: SchemaOptions = {}): Promise<RunDatabase> {
   const root = await mkdtemp(path.join(tmpdir(), 'vigil-rel-'));
   // The server runs as the postgres user, which must be able to enter the root.
   await chmod(root, 0o755);
   const port = await freePort();
-  const sql = client(`postgres://postgres:vigil@127.0.0.1:${port}/postgres`, 'public');
+  const schema = options.schema ?? (options.prefix === undefined ? 'public' : schemaName(options));
+  const sql = client(`postgres://postgres:vigil@127.0.0.1:${port}/postgres`, schema);
   const pgDataDir = path.join(root, 'pg');
   return {
     kind: 'embedded',
-    env: { VIGIL_DATA_DIR: root, EMBEDDED_PG_PORT: String(port) },
+    schema,
+    env: {
+      VIGIL_DATA_DIR: root,
+      EMBEDDED_PG_PORT: String(port),
+      ...(schema === 'public' ? {} : { DATABASE_SCHEMA: schema }),
+    },
     sql,
     pgDataDir,
     cleanup: async () => {
@@ -69,63 +93,6 @@ export async function embeddedDataDir(): Promise<RunDatabase> {
       await rm(root, { recursive: true, force: true });
     },
   };
-}
-
-/** The pid in `<dataDir>/postmaster.pid`, or null. */
-export function postmasterPid(dataDir: string): number | null {
-  const file = path.join(dataDir, 'postmaster.pid');
-  if (!existsSync(file)) return null;
-  const pid = Number.parseInt(readFileSync(file, 'utf8').split('\n')[0] ?? '', 10);
-  return Number.isInteger(pid) && pid > 0 ? pid : null;
-}
-
-/** Rewrites the pid line of postmaster.pid (to fake a stale file naming another process). */
-export async function rewritePostmasterPid(dataDir: string, pid: number): Promise<void> {
-  const file = path.join(dataDir, 'postmaster.pid');
-  const lines = (await readFile(file, 'utf8')).split('\n');
-  lines[0] = String(pid);
-  await writeFile(file, lines.join('\n'));
-}
-
-/** Fast shutdown (SIGINT) of the postmaster named by the pid file, if it is a live postgres. */
-export async function stopPostmaster(dataDir: string): Promise<void> {
-  const pid = postmasterPid(dataDir);
-  if (pid === null || !isPostgres(pid)) return;
-  process.kill(pid, 'SIGINT');
-  const deadline = Date.now() + 30_000;
-  while (isAlive(pid) && Date.now() < deadline) await sleep(50);
-}
-
-/** True when `pid` is a live process whose command name is postgres. */
-export function isPostgres(pid: number): boolean {
-  try {
-    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres';
-  } catch {
-    return false;
-  }
-}
-
-/** Live processes whose parent is `pid` (from /proc). */
-export function childrenOf(pid: number): number[] {
-  const children: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // pid (comm) state ppid ...: comm may hold spaces, so read after the last ')'.
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === pid) children.push(Number(entry));
-    } catch {
-      // Exited while we looked.
-    }
-  }
-  return children;
-}
-
-/** Waits until no process is left from a postmaster we killed (its backends exit on their own). */
-export async function waitPostgresGone(pids: readonly number[], timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (pids.some(isAlive) && Date.now() < deadline) await sleep(50);
 }
 
 /**
@@ -192,6 +159,7 @@ export async function ownDatabase(): Promise<RunDatabase & { readonly pg: OwnPos
   return {
     pg,
     kind: 'embedded',
+    schema: 'public',
     env: { DATABASE_URL: pg.url },
     sql,
     pgDataDir: null,
