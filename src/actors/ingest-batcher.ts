@@ -34,7 +34,23 @@ export interface IngestBatcherOptions {
    * may still be stored: a 500 promises nothing. Absent: requests wait.
    */
   readonly writeTimeoutMs?: number;
+  /** The clock and timers the batcher reads. Absent: performance.now and the real timers. */
+  readonly timers?: BatcherTimers;
 }
+
+/** What the batcher needs of time; tests pass a manual one and move it themselves. */
+export interface BatcherTimers {
+  /** Milliseconds, monotonic. */
+  now(): number;
+  setTimeout<A>(callback: (arg: A) => void, ms: number, arg: A): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const REAL_TIMERS: BatcherTimers = {
+  now: () => performance.now(),
+  setTimeout: (callback, ms, arg) => setTimeout(callback, ms, arg),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout | undefined),
+};
 
 const WRITE_TIMEOUT: Result<never, DbFailure> = {
   ok: false,
@@ -57,12 +73,13 @@ export interface IngestBatcher {
  */
 interface Request {
   readonly events: readonly NewEvent[];
-  /** performance.now() when queued: how long the head of the queue has lingered. */
+  /** timers.now() when queued: how long the head of the queue has lingered. */
   readonly queuedAt: number;
+  readonly timers: BatcherTimers;
   readonly resolve: (result: Result<readonly number[], DbFailure>) => void;
   readonly reject: (error: Error) => void;
   /** The write-timeout timer, if any; cleared by whichever answer comes first. */
-  timer: NodeJS.Timeout | undefined;
+  timer: unknown;
   /** Answered (by the write or by the deadline): a later answer is ignored. */
   done: boolean;
 }
@@ -70,14 +87,14 @@ interface Request {
 function answer(request: Request, result: Result<readonly number[], DbFailure>): void {
   if (request.done) return;
   request.done = true;
-  clearTimeout(request.timer);
+  request.timers.clearTimeout(request.timer);
   request.resolve(result);
 }
 
 function fail(request: Request, error: unknown): void {
   if (request.done) return;
   request.done = true;
-  clearTimeout(request.timer);
+  request.timers.clearTimeout(request.timer);
   request.reject(error instanceof Error ? error : new Error(String(error)));
 }
 
@@ -88,11 +105,12 @@ export function createIngestBatcher(
   options: IngestBatcherOptions,
 ): IngestBatcher {
   const maxInFlight = options.maxInFlight ?? Number.POSITIVE_INFINITY;
+  const timers = options.timers ?? REAL_TIMERS;
   let queue: Request[] = [];
   let queuedEvents = 0;
   let pendingEvents = 0;
   let scheduled = false;
-  let timer: NodeJS.Timeout | undefined;
+  let timer: unknown;
   const freeSlots: number[] = [];
   let slotsMade = 0;
   const inFlight = new Set<Promise<void>>();
@@ -152,13 +170,13 @@ export function createIngestBatcher(
   };
 
   const pump = (): void => {
-    clearTimeout(timer);
+    timers.clearTimeout(timer);
     timer = undefined;
     scheduled = false;
     while (queue.length > 0 && inFlight.size < maxInFlight) {
-      const wait = lingerUntil() - performance.now();
+      const wait = lingerUntil() - timers.now();
       if (wait > 0) {
-        timer = setTimeout(pump, wait);
+        timer = timers.setTimeout(pump, wait, undefined);
         return;
       }
       write(takeBatch(), freeSlots.pop() ?? slotsMade++);
@@ -179,14 +197,15 @@ export function createIngestBatcher(
       return new Promise((resolve, reject) => {
         const request: Request = {
           events,
-          queuedAt: performance.now(),
+          queuedAt: timers.now(),
+          timers,
           resolve,
           reject,
           timer: undefined,
           done: false,
         };
         if (options.writeTimeoutMs !== undefined)
-          request.timer = setTimeout(timedOut, options.writeTimeoutMs, request);
+          request.timer = timers.setTimeout(timedOut, options.writeTimeoutMs, request);
         queue.push(request);
         queuedEvents += events.length;
         if (queuedEvents >= options.batchMax) pump();

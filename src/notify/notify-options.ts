@@ -14,6 +14,8 @@ export interface NotifyOptions {
   readonly attempts: number;
   /** Wait before the 2nd attempt; doubled before each later one. */
   readonly backoffMs: number;
+  /** How a backoff is waited out; default a real timer. Tests pass one that records the waits. */
+  readonly backoff?: ((ms: number) => Promise<unknown>) | undefined;
   /** The From address of alert e-mails. */
   readonly from: string;
 }

@@ -5,6 +5,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { NotificationChannel } from '../domain/rules/rule-types.ts';
 import type { DeliveryResult } from '../domain/rules/alert.ts';
+import type { NotifyOptions } from './notify-options.ts';
 
 /** What one attempt came to; `retry` is a failure that another attempt may fix. */
 export type AttemptOutcome =
@@ -63,7 +64,7 @@ export function describeError(error: unknown): string {
  */
 export async function withRetries(
   channel: NotificationChannel,
-  policy: { readonly attempts: number; readonly backoffMs: number },
+  policy: Pick<NotifyOptions, 'attempts' | 'backoffMs' | 'backoff'>,
   attempt: (n: number) => Promise<AttemptOutcome>,
 ): Promise<DeliveryResult> {
   const attempts = Math.max(1, Math.floor(policy.attempts));
@@ -78,6 +79,6 @@ export async function withRetries(
     if (outcome.kind === 'fail' || n >= attempts) {
       return result(channel, false, n, outcome.status, clip(outcome.error));
     }
-    await sleep(policy.backoffMs * 2 ** (n - 1));
+    await (policy.backoff ?? sleep)(policy.backoffMs * 2 ** (n - 1));
   }
 }

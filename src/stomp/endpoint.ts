@@ -42,6 +42,8 @@ export interface StompEndpointOptions {
   readonly maxSubscriptions?: number;
   /** uWS idleTimeout in seconds (pings are sent automatically before it). Default 120; 0 = off. */
   readonly idleTimeoutSeconds?: number;
+  /** The clock (ms) deadlines and stalls are measured with. Default Date.now; tests move their own. */
+  readonly now?: () => number;
 }
 
 export interface StompStats extends BroadcastStats {
@@ -152,7 +154,7 @@ function describe(err: unknown): string {
 
 export function attachStomp(app: TemplatedApp, options: StompEndpointOptions): StompEndpoint {
   const config = resolve(options);
-  const { log } = options;
+  const { log, now: clock = Date.now } = options;
   const tickMs = tickInterval(config);
   const sessionConfig: SessionConfig = {
     server: `vigil/${options.serverVersion}`,
@@ -238,7 +240,7 @@ export function attachStomp(app: TemplatedApp, options: StompEndpointOptions): S
   }
 
   function tick(): void {
-    const now = Date.now();
+    const now = clock();
     // A tick far behind schedule means the loop stalled: incoming data has not been read yet, so
     // deadlines wait for the next tick (an I/O poll always runs in between).
     const onTime = now - lastTickAt <= 2 * tickMs;
@@ -254,7 +256,7 @@ export function attachStomp(app: TemplatedApp, options: StompEndpointOptions): S
 
   function startTimer(): void {
     if (timer !== null) return;
-    lastTickAt = Date.now();
+    lastTickAt = clock();
     timer = setInterval(tick, tickMs);
     // The sockets keep the process alive; the timer alone must not.
     timer.unref();
@@ -286,12 +288,7 @@ export function attachStomp(app: TemplatedApp, options: StompEndpointOptions): S
         const extensions = req.getHeader('sec-websocket-extensions');
         const choice = negotiateSubprotocol(offer);
         nextSessionId += 1;
-        const session = new StompSession(
-          nextSessionId,
-          sessionConfig,
-          choice.maxVersion,
-          Date.now(),
-        );
+        const session = new StompSession(nextSessionId, sessionConfig, choice.maxVersion, clock());
         res.upgrade<SocketData>({ session }, key, choice.protocol, extensions, context);
       } catch (err) {
         log.warn({ where: 'upgrade', err: describe(err) }, 'stomp: handler failed');
@@ -313,7 +310,7 @@ export function attachStomp(app: TemplatedApp, options: StompEndpointOptions): S
     message: (ws, message) => {
       guard('message', ws, () => {
         const { session } = ws.getUserData();
-        const now = Date.now();
+        const now = clock();
         // The decoder copies what it keeps: uWS neuters `message` when this callback returns.
         const actions = session.receive(new Uint8Array(message), now);
         perform(ws, session, actions, now);
@@ -335,7 +332,7 @@ export function attachStomp(app: TemplatedApp, options: StompEndpointOptions): S
   return {
     publish(destination, bodyJson) {
       try {
-        broadcaster.publish(destination, bodyJson, Date.now());
+        broadcaster.publish(destination, bodyJson, clock());
       } catch (err) {
         log.warn({ where: 'publish', destination, err: describe(err) }, 'stomp: publish failed');
       }

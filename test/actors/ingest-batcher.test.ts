@@ -4,6 +4,7 @@ import t from 'tap';
 import { createIngestBatcher } from '../../src/actors/ingest-batcher.ts';
 import type { StoragePool } from '../../src/actors/storage-pool.ts';
 import type { NewEvent } from '../../src/domain/event.ts';
+import { ManualTimers } from '../support/manual-timers.ts';
 import { newEvent as event } from '../support/new-event.ts';
 
 interface Write {
@@ -109,26 +110,32 @@ t.test('past queueMax a request is refused with OVERLOADED and nothing is queued
   t.equal(batcher.pending(), 0);
 });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-t.test('under load a batch lingers up to batchWaitMs for more events', async (t) => {
+t.test('under load a batch lingers batchWaitMs for more events', async (t) => {
   const { pool, writes } = heldPool();
+  const timers = new ManualTimers();
   const batcher = createIngestBatcher(pool, {
     batchMax: 100,
     batchWaitMs: 200,
     queueMax: 10_000,
     maxInFlight: 4,
+    timers,
   });
   const lone = batcher.submit([event(0)]);
   await tick();
   t.equal(writes.length, 1, 'with nothing in flight a request leaves at the next turn');
+  t.same(timers.pending(), [], 'without lingering');
   const early = batcher.submit([event(1)]);
   await tick();
   t.equal(writes.length, 1, 'with a write in flight the next one waits, though slots are free');
+  t.same(timers.pending(), [200], 'for batchWaitMs');
+  timers.advance(150);
   const late = batcher.submit([event(2), event(3)]);
-  // Polled rather than slept for: a loaded machine may fire the linger's timer late.
-  for (let waited = 0; writes.length < 2 && waited < 5000; waited += 20) await sleep(20);
-  t.equal(writes.length, 2, 'after batchWaitMs the waiting requests leave');
+  await tick();
+  t.same(timers.pending(), [50], 'a later request does not extend the wait of the oldest');
+  timers.advance(49);
+  t.equal(writes.length, 1, 'still waiting 1 ms before batchWaitMs');
+  timers.advance(1);
+  t.equal(writes.length, 2, 'at batchWaitMs the waiting requests leave');
   t.equal(writes[1]?.events.length, 3, 'together, in one batch');
   writes.forEach((w) => w.finish());
   t.same(await Promise.all([lone, early, late]), [
@@ -141,11 +148,13 @@ t.test('under load a batch lingers up to batchWaitMs for more events', async (t)
 
 t.test('a batch that reaches batchMax or finds nothing in flight does not linger', async (t) => {
   const { pool, writes } = heldPool();
+  const timers = new ManualTimers();
   const batcher = createIngestBatcher(pool, {
     batchMax: 3,
     batchWaitMs: 60_000,
     queueMax: 10_000,
     maxInFlight: 4,
+    timers,
   });
   const first = batcher.submit([event(0)]);
   await tick();
@@ -155,11 +164,13 @@ t.test('a batch that reaches batchMax or finds nothing in flight does not linger
   const waiting = batcher.submit([event(4)]);
   await tick();
   t.equal(writes.length, 2, 'a small one lingers while writes are in flight');
+  t.same(timers.pending(), [60_000], 'for batchWaitMs');
   writes[0]?.finish();
   writes[1]?.finish();
   await Promise.all([first, full]);
   await tick();
   t.equal(writes.length, 3, 'once nothing is in flight it leaves without waiting out the linger');
+  t.same(timers.pending(), [], 'its linger timer cleared');
   writes[2]?.finish();
   t.same(await waiting, { ok: true, value: [5] });
   await batcher.drain();

@@ -40,10 +40,12 @@ export interface ReceivedRequest {
   readonly path: string;
   readonly headers: IncomingHttpHeaders;
   readonly body: string;
-  readonly at: number;
 }
 
-/** The answer to the n-th request (1-based): a status and body, or `hang` (never answer). */
+/**
+ * The answer to the n-th request (1-based): a status and body, or `hang` (never answer). A promise
+ * of one holds the answer back until the test says so.
+ */
 export type Answer =
   | { readonly status: number; readonly body?: string; readonly headers?: Record<string, string> }
   | 'hang';
@@ -57,7 +59,7 @@ export interface HttpReceiver {
 
 export async function startHttpReceiver(
   t: Teardown,
-  answer: (n: number) => Answer = () => ({ status: 200, body: 'ok' }),
+  answer: (n: number) => Answer | Promise<Answer> = () => ({ status: 200, body: 'ok' }),
 ): Promise<HttpReceiver> {
   const received: ReceivedRequest[] = [];
   const server = createServer((req, res) => {
@@ -69,12 +71,12 @@ export async function startHttpReceiver(
         path: req.url ?? '',
         headers: req.headers,
         body: Buffer.concat(chunks).toString('utf8'),
-        at: Date.now(),
       });
-      const reply = answer(received.length);
-      if (reply === 'hang') return;
-      res.writeHead(reply.status, { 'content-type': 'text/plain', ...reply.headers });
-      res.end(reply.body ?? '');
+      void Promise.resolve(answer(received.length)).then((reply) => {
+        if (reply === 'hang' || res.destroyed) return;
+        res.writeHead(reply.status, { 'content-type': 'text/plain', ...reply.headers });
+        res.end(reply.body ?? '');
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

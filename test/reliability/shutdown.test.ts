@@ -1,5 +1,5 @@
 // Graceful shutdown under load: SIGTERM while producers post. Every 202 is stored, nothing
-// answered 503 SHUTTING_DOWN is, the exit is 0 within SHUTDOWN_GRACE_MS, a stalled upload does not
+// answered 503 SHUTTING_DOWN is, the exit is 0 before SHUTDOWN_GRACE_MS, a stalled upload does not
 // hold the drain; a second SIGTERM forces exit 1 at once.
 import t from 'tap';
 import { ownDatabase, runDatabase } from '../support/run-databases.ts';
@@ -7,6 +7,7 @@ import { brokenPromises } from '../support/reliability/ingest-load.ts';
 import { runShutdown } from '../support/reliability/shutdown.ts';
 
 const GRACE_MS = 10_000;
+const UNDER_IDLE_TIMEOUT_MS = 5_000;
 
 void t.test('SIGTERM under load: drains, keeps every promise, exits 0', async (t) => {
   const db = await runDatabase();
@@ -18,8 +19,7 @@ void t.test('SIGTERM under load: drains, keeps every promise, exits 0', async (t
   );
   t.same(brokenPromises(r.check), [], 'every 202 stored once, nothing of a 503');
   t.ok(r.check.acked > 0, 'events acknowledged');
-  t.equal(r.exit.code, 0, 'exit 0');
-  t.ok(r.exitMs < GRACE_MS, 'within SHUTDOWN_GRACE_MS');
+  t.equal(r.exit.code, 0, 'exit 0: drained, not cut by SHUTDOWN_GRACE_MS (that exits 1)');
   const other = [...r.counts].filter(
     ([k]) =>
       k !== '202' && k !== '503 SHUTTING_DOWN' && k !== 'refused' && !k.startsWith('in-doubt'),
@@ -38,11 +38,12 @@ void t.test('a client mid-body at SIGTERM does not hold the drain', async (t) =>
   const r = await runShutdown(db, {
     connections: 4,
     loadMs: 1_000,
-    graceMs: GRACE_MS,
+    // Shorter than uWS's 10 s HTTP idle timeout: a drain that waited for the stalled upload to
+    // time out would be cut by the grace deadline, exit 1.
+    graceMs: UNDER_IDLE_TIMEOUT_MS,
     holdRequestOpen: true,
   });
-  t.equal(r.exit.code, 0, 'exit 0');
-  t.ok(r.exitMs < 3_000, `drained in ${r.exitMs} ms, not after the upload's idle timeout`);
+  t.equal(r.exit.code, 0, 'exit 0: drained before the grace deadline, so before the idle timeout');
   t.same(brokenPromises(r.check), [], 'every promise kept');
 });
 
@@ -55,7 +56,8 @@ void t.test('database frozen: a second SIGTERM forces exit 1 at once', async (t)
   const r = await runShutdown(db, {
     connections: 8,
     loadMs: 1_500,
-    graceMs: GRACE_MS,
+    // Out of reach: an exit 1 is then the second signal's doing, not the grace deadline's.
+    graceMs: 600_000,
     secondSignalAfterMs: 300,
     // Requests sent after the freeze are then stuck in the drain's way.
     beforeSignal: async () => {
@@ -64,7 +66,6 @@ void t.test('database frozen: a second SIGTERM forces exit 1 at once', async (t)
     },
     afterExit: () => db.pg.thaw(frozen),
   });
-  t.equal(r.exit.code, 1, 'exit 1');
-  t.ok(r.exitMs < GRACE_MS, `at once (${r.exitMs} ms), not at the grace deadline`);
+  t.equal(r.exit.code, 1, 'exit 1, with the grace deadline ten minutes away: the second signal');
   t.same(brokenPromises(r.check), [], 'still no acknowledged event lost');
 });

@@ -15,8 +15,8 @@ import {
   alertsOf,
   check,
   localTime,
+  evaluationsPass,
   pumpErrors,
-  sleep,
   waitUntil,
   type Alert,
 } from './alerts-helpers.ts';
@@ -207,6 +207,9 @@ void t.test('a disabled rule stops firing', async (t) => {
   const noisy = await rules.create(
     errorRateRule('Noisy', { suppressionWindowMinutes: 0, maxAlertsPerHour: 100000 }),
   );
+  const metronome = await rules.create(
+    errorRateRule('Metronome', { suppressionWindowMinutes: 0, maxAlertsPerHour: 100000 }),
+  );
   const pump = pumpErrors(svc);
   try {
     await waitUntil(
@@ -216,10 +219,10 @@ void t.test('a disabled rule stops firing', async (t) => {
     );
     await rules.action(noisy.id, 'disable');
     const disabledAt = Date.now();
-    // The condition still holds (the pump keeps going) over several evaluation periods.
-    await sleep(6 * EVALUATION_MS);
+    // The condition still holds (the pump keeps going) over several evaluations.
+    await evaluationsPass(svc, metronome.id, 3);
     const afterwards = await alertsOf(svc, noisy.id);
-    await sleep(6 * EVALUATION_MS);
+    await evaluationsPass(svc, metronome.id, 3);
     const stillLater = await alertsOf(svc, noisy.id);
     t.same(stillLater, afterwards, 'no new alert');
     t.same(
@@ -241,6 +244,7 @@ void t.test('a disabled rule stops firing', async (t) => {
     );
     await rules.action(noisy.id, 'disable');
   } finally {
+    await rules.action(metronome.id, 'disable');
     await pump.stop();
   }
 });

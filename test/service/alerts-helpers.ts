@@ -102,6 +102,25 @@ export async function waitUntil<T>(
 }
 
 /**
+ * Waits until `metronomeId` has `n` more alerts than now. A metronome is a rule with neither
+ * suppression nor cap on a condition kept true (pumpErrors): it fires at every evaluation, so its
+ * alerts count evaluations. A check that another rule did not fire waits for these, evaluations
+ * that would have fired it, rather than for some time to pass.
+ */
+export async function evaluationsPass(
+  svc: TestService,
+  metronomeId: number,
+  n: number,
+): Promise<void> {
+  const start = (await alertsOf(svc, metronomeId)).length;
+  await waitUntil(
+    () => alertsOf(svc, metronomeId),
+    (alerts) => alerts.length >= start + n,
+    `${n} more evaluations (alerts of the metronome rule)`,
+  );
+}
+
+/**
  * Posts a few ERROR events at once and then every 250 ms until stopped, so that a condition on
  * the last minute's errors stays true across minute boundaries (errorRate 100 while only these
  * events arrive).

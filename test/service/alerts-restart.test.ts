@@ -4,7 +4,7 @@
 import t from 'tap';
 import { rulesApi } from '../support/rules.ts';
 import { startTestService } from '../support/service.ts';
-import { alertsOf, pumpErrors, sleep, waitUntil } from './alerts-helpers.ts';
+import { alertsOf, evaluationsPass, pumpErrors, waitUntil } from './alerts-helpers.ts';
 
 const EVALUATION_MS = 200;
 const env = { RULE_EVALUATION_MS: String(EVALUATION_MS) };
@@ -29,6 +29,9 @@ void t.test('suppression and maxAlertsPerHour are rebuilt from stored alerts', a
   const capped = await api.create(
     rule('Capped', { suppressionWindowMinutes: 0, maxAlertsPerHour: 3 }),
   );
+  const metronome = await api.create(
+    rule('Metronome', { suppressionWindowMinutes: 0, maxAlertsPerHour: 100000 }),
+  );
   const pump = pumpErrors(before);
   try {
     await waitUntil(
@@ -39,7 +42,7 @@ void t.test('suppression and maxAlertsPerHour are rebuilt from stored alerts', a
       ([s, c]) => s === 1 && c === 3,
       'one alert of the suppressed rule, three of the capped one',
     );
-    await sleep(5 * EVALUATION_MS);
+    await evaluationsPass(before, metronome.id, 3);
     t.equal((await alertsOf(before, suppressed.id)).length, 1, 'suppressed: one alert');
     t.equal((await alertsOf(before, capped.id)).length, 3, 'capped: three alerts');
   } finally {
@@ -72,7 +75,7 @@ void t.test('suppression and maxAlertsPerHour are rebuilt from stored alerts', a
       (a) => a.length === 1,
       'the control rule to fire after the restart',
     );
-    await sleep(6 * EVALUATION_MS);
+    await evaluationsPass(after, metronome.id, 3);
     t.equal((await alertsOf(after, control.id)).length, 1, 'control: suppressed after its alert');
     t.equal(
       (await alertsOf(after, suppressed.id)).length,

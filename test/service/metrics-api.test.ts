@@ -2,18 +2,13 @@
 // DESIGN 4): events stored through the API are counted exactly once, every aggregate matches what
 // PostgreSQL holds, rejected or failed events never count, and a reset zeroes everything at once.
 import t from 'tap';
+import { countActorSnapshots } from '../support/actor-snapshots.ts';
 import { readAck, readBatch, type BatchResult } from '../support/events.ts';
 import { startTestService, type TestService } from '../support/service.ts';
-import {
-  getMetrics,
-  numbersIn,
-  resetMetrics,
-  sleep,
-  waitForMetrics,
-  type Snapshot,
-} from './helpers.ts';
+import { getMetrics, numbersIn, resetMetrics, waitForMetrics, type Snapshot } from './helpers.ts';
 
 const REFRESH_MS = 50;
+const snapshots = countActorSnapshots();
 const svc: TestService = await startTestService(t, { METRICS_REFRESH_MS: String(REFRESH_MS) });
 
 type Severity = 'INFO' | 'WARNING' | 'ERROR' | 'CRITICAL';
@@ -182,8 +177,9 @@ interface Assert {
 }
 
 /**
- * Waits until the snapshot counts `rows.length` events, lets a few more refreshes pass (a second
- * count of the same events would show by then), and checks every field against `rows`.
+ * Waits until the snapshot counts `rows.length` events, then for a few more snapshots from the
+ * actor (a second count of the same events would show by then), and checks every field against
+ * `rows`.
  */
 async function expectCounted(
   t: Assert,
@@ -195,7 +191,7 @@ async function expectCounted(
     (s) => s.summary.totalEvents >= rows.length,
     `${rows.length} events counted`,
   );
-  await sleep(6 * REFRESH_MS);
+  await snapshots.pass(6);
   const snapshot = await getMetrics(svc);
   const { throughput, ...rest } = snapshot;
   const wanted = expectedSnapshot(rows);
@@ -432,7 +428,7 @@ void t.test('single and batch events together, over the 1000 latency samples', a
   }
   const rows = await storedRows(ids);
   await waitForMetrics(svc, (s) => s.summary.totalEvents >= rows.length, 'bulk events counted');
-  await sleep(6 * REFRESH_MS);
+  await snapshots.pass(6);
   const s = await getMetrics(svc);
   t.equal(s.summary.totalEvents, 1202, 'every event counted once');
   t.equal(s.latencyMetrics.overall.sampleCount, 1000, 'latency covers the last 1000 (spec 8)');

@@ -4,21 +4,29 @@
 import t from 'tap';
 import type { Client, IMessage } from '@stomp/stompjs';
 import { RawClient, connectStomp, until } from '../stomp/helpers.ts';
+import { interceptTimer } from '../support/intercept-timer.ts';
 import { startTestService } from '../support/service.ts';
-import {
-  getMetrics,
-  parseSnapshot,
-  postJson,
-  resetMetrics,
-  sleep,
-  type Snapshot,
-} from './helpers.ts';
+import { getMetrics, parseSnapshot, postJson, resetMetrics, type Snapshot } from './helpers.ts';
 
 const BROADCAST_MS = 200;
+
+/**
+ * The service's broadcast timer, watched: its period is recorded, and while `held` its own ticks
+ * are skipped and the test fires them, so that each MESSAGE can be matched to one tick.
+ */
+const broadcastTimer = { periodMs: 0, held: false, fire: (): void => {} };
+const restoreSetInterval = interceptTimer('setInterval', '/src/service.ts', (tick, ms, real) => {
+  broadcastTimer.periodMs = ms;
+  broadcastTimer.fire = tick;
+  return real(() => {
+    if (!broadcastTimer.held) tick();
+  }, ms);
+});
 const svc = await startTestService(t, {
   METRICS_BROADCAST_MS: String(BROADCAST_MS),
   METRICS_REFRESH_MS: '50',
 });
+restoreSetInterval();
 const url = (path = '/ws'): string => `ws://127.0.0.1:${svc.service.port}${path}`;
 
 interface Teardown {
@@ -55,19 +63,23 @@ void t.test('/ws: CONNECT, a snapshot at once, then one MESSAGE per broadcast', 
   t.match(connected.headers, { version: '1.2', server: /^vigil\// });
 
   const messages: IMessage[] = [];
-  const subscribedAt = Date.now();
+  t.equal(broadcastTimer.periodMs, BROADCAST_MS, 'the broadcast ticks every METRICS_BROADCAST_MS');
+  broadcastTimer.held = true;
+  t.teardown(() => {
+    broadcastTimer.held = false;
+  });
   await subscribe(client, 'metrics-1', messages);
-  t.ok(messages.length >= 1, 'the current snapshot came before the RECEIPT of the SUBSCRIBE');
-  t.ok(Date.now() - subscribedAt < 5_000, 'at once, not at some later tick');
+  t.equal(messages.length, 1, 'the current snapshot came before the RECEIPT of the SUBSCRIBE');
 
-  const WANTED = 8;
-  await until(() => messages.length >= WANTED, `${WANTED} MESSAGEs`);
-  const elapsed = Date.now() - subscribedAt;
-  // The first came at once; the other WANTED - 1 one per broadcast, never faster than its period.
-  t.ok(
-    elapsed >= (WANTED - 2) * BROADCAST_MS - 50,
-    `periodic, not flooding (${WANTED} in ${elapsed} ms)`,
-  );
+  const TICKS = 7;
+  for (let i = 1; i <= TICKS; i++) {
+    broadcastTimer.fire();
+    await until(() => messages.length >= 1 + i, `the MESSAGE of tick ${i}`);
+  }
+  // Frames arrive in order: any MESSAGE sent before this RECEIPT has arrived by then.
+  await subscribe(client, 'probe', []);
+  t.equal(messages.length, 1 + TICKS, 'one MESSAGE per broadcast tick, nothing in between');
+  broadcastTimer.held = false;
   const ids = new Set<string>();
   for (const [i, m] of messages.entries()) {
     t.equal(m.command, 'MESSAGE');
@@ -151,6 +163,9 @@ void t.test('DISCONNECT with a receipt gets the RECEIPT, then the socket closes'
   const client = await connect(t);
   const messages: IMessage[] = [];
   await subscribe(client, 'm', messages);
+  // A second client still subscribed: its broadcasts show that ticks went on after the close.
+  const witness: IMessage[] = [];
+  await subscribe(await connect(t), 'witness', witness);
   const receipt = new Promise<{ command: string; receiptId: string | undefined }>((resolve) => {
     client.onDisconnect = (frame) =>
       resolve({ command: frame.command, receiptId: frame.headers['receipt-id'] });
@@ -163,7 +178,8 @@ void t.test('DISCONNECT with a receipt gets the RECEIPT, then the socket closes'
   t.strictSame(await receipt, { command: 'RECEIPT', receiptId: 'bye-1' });
   await closed;
   const count = messages.length;
-  await sleep(3 * BROADCAST_MS);
+  const witnessed = witness.length;
+  await until(() => witness.length >= witnessed + 3, 'three broadcasts after the close');
   t.equal(messages.length, count, 'no MESSAGE after DISCONNECT');
 
   // The same over a raw socket: RECEIPT, then the server closes the connection.
