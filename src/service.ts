@@ -37,12 +37,33 @@ export async function startService(
     embedded = await startEmbeddedPostgres(config.VIGIL_DATA_DIR, config.EMBEDDED_PG_PORT, log);
   }
   const databaseUrl = config.DATABASE_URL ?? (embedded as EmbeddedDatabase).url;
+  // What start-up has started, undone newest first when a later step fails (a taken port, say):
+  // an embedded PostgreSQL left behind would outlive the failed process.
+  const started: (() => Promise<void> | void)[] = [];
+  if (embedded !== null) started.push(() => embedded.stop());
   try {
-    await migrateUp(databaseUrl, config.DATABASE_SCHEMA, log);
+    return await startOn(config, log, databaseUrl, started, embedded);
   } catch (error) {
-    await embedded?.stop();
+    for (const undo of started.reverse()) {
+      try {
+        await undo();
+      } catch (undoError) {
+        log.warn({ err: undoError }, 'start-up failed, and so did undoing one of its steps');
+      }
+    }
     throw error;
   }
+}
+
+/** Everything after the database: migrations, threads, routes, and the listening port. */
+async function startOn(
+  config: Config,
+  log: Logger,
+  databaseUrl: string,
+  started: (() => Promise<void> | void)[],
+  embedded: EmbeddedDatabase | null,
+): Promise<RunningService> {
+  await migrateUp(databaseUrl, config.DATABASE_SCHEMA, log);
 
   const metricsChannel = `vigil-metrics-${randomUUID()}`;
   // The actor listens before any storage worker can post a committed batch.
@@ -59,6 +80,7 @@ export async function startService(
     },
     log,
   );
+  started.push(() => metrics.stop());
   const pool = startStoragePool({
     threads: config.STORAGE_WORKERS,
     // The batcher bounds events; this bounds tasks (reads included) a little above it.
@@ -74,6 +96,7 @@ export async function startService(
       metricsChannel,
     },
   });
+  started.push(() => pool.close());
   const batcher = createIngestBatcher(pool, {
     batchMax: config.INGEST_BATCH_MAX,
     batchWaitMs: config.INGEST_BATCH_WAIT_MS,
@@ -82,6 +105,7 @@ export async function startService(
     writeTimeoutMs: config.DB_QUERY_TIMEOUT_MS,
   });
   const ruleSync = createRuleSync(pool, metrics, log);
+  started.push(() => ruleSync.stop());
   await ruleSync.changed();
   const notify = notifyOptionsFrom(config);
   const alertSink = createAlertSink({
@@ -112,6 +136,7 @@ export async function startService(
     () => stomp.publish('/topic/metrics', metrics.snapshotJson()),
     config.METRICS_BROADCAST_MS,
   );
+  started.push(() => clearInterval(broadcast));
   const server = await listen(app, config.HOST, config.PORT);
   log.info({ port: server.port, host: config.HOST }, 'vigil listening');
 
