@@ -6,8 +6,8 @@ import t from 'tap';
 import { Type } from '@sinclair/typebox';
 import { expectJson, rulesApi } from '../support/rules.ts';
 import { startTestService } from '../support/service.ts';
-import { alertsOf, evaluationsPass, waitUntil } from './alerts-helpers.ts';
-import { postJson } from './helpers.ts';
+import { alertsOf, evaluationsPass, waitUntil } from '../service/alerts-helpers.ts';
+import { postJson } from '../service/helpers.ts';
 
 const svc = await startTestService(t, { RULE_EVALUATION_MS: '200' });
 const rules = rulesApi(svc);

@@ -1,8 +1,8 @@
 // Rule request bodies: field rules, unknown fields by name, ruleConfig errors, update and test bodies.
 import t from 'tap';
-import { testRule } from '../../../src/domain/rules/rule-test.ts';
-import { checkRuleBody } from '../../../src/schemas/rule.ts';
-import { fakeMetrics } from './fake-metrics.ts';
+import { testRule } from '../../src/domain/rules/rule-test.ts';
+import { checkRuleBody } from '../../src/schemas/rule.ts';
+import { fakeMetrics } from '../domain/rules/fake-metrics.ts';
 
 const body = (over: Record<string, unknown> = {}): Record<string, unknown> => ({
   name: 'High error rate',

@@ -7,12 +7,12 @@ import { execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { waitForMetrics } from './service/helpers.ts';
-import { docText } from './support/doc-tables.ts';
-import { startTestService } from './support/service.ts';
+import { waitForMetrics } from '../service/helpers.ts';
+import { docText } from '../support/doc-tables.ts';
+import { startTestService } from '../support/service.ts';
 
 const run = promisify(execFile);
-const repoRoot = fileURLToPath(new URL('../', import.meta.url));
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 const readme = docText('README.md');
 const section = readme.slice(
