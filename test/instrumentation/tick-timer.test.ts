@@ -30,7 +30,9 @@ void t.test('without on-CPU time: wall times only, and the tick runs as is', (t)
   t.end();
 });
 
-void t.test('with on-CPU time: measured from this thread, within the wall time', (t) => {
+// No comparison with the wall time: the kernel adds a running thread's time to schedstat only at
+// scheduler ticks and switches, so a delta may hold up to a tick spent before the first reading.
+void t.test('with on-CPU time: measured from this thread', (t) => {
   const clock = OwnSchedClock.open();
   if (clock === null) {
     t.fail('/proc/thread-self/schedstat cannot be opened here');
@@ -39,12 +41,12 @@ void t.test('with on-CPU time: measured from this thread, within the wall time',
   }
   const timer = new TickTimer(true);
   timer.time(() => spinOnCpu(clock));
-  const { onCpu, maxMs, ticks } = timer.summary(1);
+  const { onCpu, ticks } = timer.summary(1);
   t.equal(ticks, 1);
   if (onCpu === null) t.fail('no on-CPU time measured');
   else {
     t.ok(onCpu.maxMs > 0, 'the spin shows as time on a CPU');
-    t.ok(onCpu.maxMs <= maxMs + 1, 'within the wall time (plus the readings themselves)');
+    t.ok(onCpu.p50Ms <= onCpu.p99Ms && onCpu.p99Ms <= onCpu.maxMs, 'percentiles in order');
   }
   timer.close();
   clock.close();
