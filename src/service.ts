@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createIngestBatcher } from './actors/ingest-batcher.ts';
-import { startMetricsActor } from './actors/metrics-actor-client.ts';
+import { startMetricsActor, type RestartTimers } from './actors/metrics-actor-client.ts';
 import { startStoragePool } from './actors/storage-pool.ts';
 import type { Config } from './config.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres.ts';
@@ -19,6 +19,7 @@ import { deliverAlert } from './notify/deliver.ts';
 import { notifyOptionsFrom } from './notify/notify-options.ts';
 import { createRequestGate } from './request-gate.ts';
 import { attachStomp } from './stomp/endpoint.ts';
+import { REAL_TIMERS, type Timers } from './timers.ts';
 import { SERVICE_VERSION } from './version.ts';
 
 export interface RunningService {
@@ -28,9 +29,18 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
+/** Timers a test may inject into the running service, to fire them itself; absent: the real ones. */
+export interface ServiceHooks {
+  /** The metrics actor's restart back-off after failed starts. */
+  readonly restartTimers?: RestartTimers;
+  /** The /topic/metrics broadcast tick. */
+  readonly broadcastTimers?: Pick<Timers, 'setInterval' | 'clearInterval'>;
+}
+
 export async function startService(
   config: Config,
   log: Logger = createLogger(config.LOG_LEVEL, 'main'),
+  hooks: ServiceHooks = {},
 ): Promise<RunningService> {
   let embedded: EmbeddedDatabase | null = null;
   if (config.DATABASE_URL === undefined) {
@@ -42,7 +52,7 @@ export async function startService(
   const started: (() => Promise<void> | void)[] = [];
   if (embedded !== null) started.push(() => embedded.stop());
   try {
-    return await startOn(config, log, databaseUrl, started, embedded);
+    return await startOn(config, log, databaseUrl, started, embedded, hooks);
   } catch (error) {
     for (const undo of started.reverse()) {
       try {
@@ -62,6 +72,7 @@ async function startOn(
   databaseUrl: string,
   started: (() => Promise<void> | void)[],
   embedded: EmbeddedDatabase | null,
+  hooks: ServiceHooks,
 ): Promise<RunningService> {
   await migrateUp(databaseUrl, config.DATABASE_SCHEMA, log);
 
@@ -79,6 +90,7 @@ async function startOn(
       maxTrackedUsers: config.METRICS_MAX_TRACKED_USERS,
     },
     log,
+    { timers: hooks.restartTimers },
   );
   started.push(() => metrics.stop());
   const pool = startStoragePool({
@@ -132,11 +144,12 @@ async function startOn(
     currentMetricsJson: () => metrics.snapshotJson(),
   });
   // One serialisation per tick: the actor's latest snapshot goes to every subscriber as is.
-  const broadcast = setInterval(
+  const broadcastTimers = hooks.broadcastTimers ?? REAL_TIMERS;
+  const broadcast = broadcastTimers.setInterval(
     () => stomp.publish('/topic/metrics', metrics.snapshotJson()),
     config.METRICS_BROADCAST_MS,
   );
-  started.push(() => clearInterval(broadcast));
+  started.push(() => broadcastTimers.clearInterval(broadcast));
   const server = await listen(app, config.HOST, config.PORT);
   log.info({ port: server.port, host: config.HOST }, 'vigil listening');
 
@@ -144,7 +157,7 @@ async function startOn(
   const stop = async (): Promise<void> => {
     log.info('draining: new requests get 503 SHUTTING_DOWN');
     server.closeListener();
-    clearInterval(broadcast);
+    broadcastTimers.clearInterval(broadcast);
     stomp.closeAll();
     await gate.close();
     await batcher.drain();

@@ -9,6 +9,7 @@
 import { AppError } from '../errors.ts';
 import type { NewEvent } from '../domain/event.ts';
 import type { DbFailure, Result } from '../protocol/storage.ts';
+import { REAL_TIMERS, type Timers } from '../timers.ts';
 import type { StoragePool } from './storage-pool.ts';
 
 export interface IngestBatcherOptions {
@@ -39,18 +40,7 @@ export interface IngestBatcherOptions {
 }
 
 /** What the batcher needs of time; tests pass a manual one and move it themselves. */
-export interface BatcherTimers {
-  /** Milliseconds, monotonic. */
-  now(): number;
-  setTimeout<A>(callback: (arg: A) => void, ms: number, arg: A): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-const REAL_TIMERS: BatcherTimers = {
-  now: () => performance.now(),
-  setTimeout: (callback, ms, arg) => setTimeout(callback, ms, arg),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout | undefined),
-};
+export type BatcherTimers = Pick<Timers, 'now' | 'setTimeout' | 'clearTimeout'>;
 
 const WRITE_TIMEOUT: Result<never, DbFailure> = {
   ok: false,

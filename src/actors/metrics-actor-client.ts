@@ -19,6 +19,7 @@ import type {
   MetricsReplies,
   SerialisedSnapshot,
 } from '../protocol/metrics-actor.ts';
+import { REAL_TIMERS, type Timers } from '../timers.ts';
 import { workerEntry, workerExecArgv } from './worker-entry.ts';
 
 const WORKER_FILE = workerEntry('metrics-actor');
@@ -65,10 +66,26 @@ const unavailable = (): AppError =>
 const RETRY_DELAY_MS = 500;
 const MAX_RETRY_DELAY_MS = 30_000;
 
+/** The timer that spaces out restarts after failed starts. */
+export type RestartTimers = Pick<Timers, 'setTimeout' | 'clearTimeout'>;
+
+/** Unref'd: a restart still waiting does not by itself keep the process alive. */
+const REAL_RESTART_TIMERS: RestartTimers = {
+  setTimeout: (callback, ms, arg) => setTimeout(callback, ms, arg).unref(),
+  clearTimeout: (handle) => REAL_TIMERS.clearTimeout(handle),
+};
+
+export interface MetricsActorOptions {
+  /** Absent: the real timer. Tests pass their own to check each delay and fire it themselves. */
+  readonly timers?: RestartTimers;
+}
+
 export async function startMetricsActor(
   data: MetricsActorData,
   log: Logger,
+  options: MetricsActorOptions = {},
 ): Promise<MetricsActor> {
+  const timers = options.timers ?? REAL_RESTART_TIMERS;
   let latest: SerialisedSnapshot = { json: '{}', gzip: gzipSync('{}') };
   let latestBytes: Uint8Array | null = null;
   let started = false;
@@ -80,7 +97,7 @@ export async function startMetricsActor(
   const restartListeners: (() => void)[] = [];
   /** The running (or starting) thread; null between a death and the next start. */
   let worker: Worker | null = null;
-  let restartTimer: NodeJS.Timeout | null = null;
+  let restartTimer: unknown = null;
   /** Starts in a row that never became ready: they space out the next attempt. */
   let failedStarts = 0;
 
@@ -124,11 +141,14 @@ export async function startMetricsActor(
       return;
     }
     const delay = Math.min(MAX_RETRY_DELAY_MS, RETRY_DELAY_MS * 2 ** (failedStarts - 1));
-    restartTimer = setTimeout(() => {
-      restartTimer = null;
-      restart();
-    }, delay);
-    restartTimer.unref();
+    restartTimer = timers.setTimeout(
+      () => {
+        restartTimer = null;
+        restart();
+      },
+      delay,
+      undefined,
+    );
   };
 
   const restart = (): void => {
@@ -214,7 +234,7 @@ export async function startMetricsActor(
     onRestart: (listener) => restartListeners.push(listener),
     async stop() {
       stopping = true;
-      if (restartTimer !== null) clearTimeout(restartTimer);
+      if (restartTimer !== null) timers.clearTimeout(restartTimer);
       restartTimer = null;
       const target = worker;
       if (target === null) return;

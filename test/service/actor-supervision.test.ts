@@ -1,15 +1,16 @@
 // Supervision of the metrics actor in the real service (DESIGN 1): when its thread dies, requests
 // waiting on it fail at once (500) instead of hanging, and a new actor serves metrics from zero.
 //
-// No product hook is used. This file's process runs the service itself, so it watches the
-// `Worker` class of node:worker_threads (a subclass that records the actor threads it creates,
-// installed with module.syncBuiltinESMExports before the service starts one, and that can make
-// the next starts fail). The test then ends the real actor thread: `terminate()`, a crash by an
-// uncaught exception, or requests swallowed before the thread is terminated.
+// This file's process runs the service itself, so it watches the `Worker` class of
+// node:worker_threads (a subclass that records the actor threads it creates, installed with
+// module.syncBuiltinESMExports before the service starts one, and that can make the next starts
+// fail). The test then ends the real actor thread: `terminate()`, a crash by an uncaught
+// exception, or requests swallowed before the thread is terminated. The restart back-off timer
+// is injected (a manual one), so its delays are checked and fired, never waited out.
 import { syncBuiltinESMExports } from 'node:module';
 import workerThreads, { Worker, type WorkerOptions } from 'node:worker_threads';
 import t from 'tap';
-import { interceptTimer } from '../support/intercept-timer.ts';
+import { ManualTimers } from '../support/manual-timers.ts';
 import { startTestService } from '../support/service.ts';
 import { until } from '../stomp/helpers.ts';
 import { getMetrics, postJson, resetMetrics, waitForMetrics } from './helpers.ts';
@@ -60,32 +61,9 @@ class WatchedWorker extends Worker {
 (workerThreads as { Worker: typeof Worker }).Worker = WatchedWorker;
 syncBuiltinESMExports();
 
-/**
- * The restart back-off, watched the same way: a timer the actor client sets (it sets none but the
- * restart timer) is held, with its delay, until the test fires it. The delays are checked, never
- * waited out.
- */
-interface HeldTimer {
-  readonly ms: number;
-  fire(): void;
-}
-const heldRestarts: HeldTimer[] = [];
-t.teardown(
-  interceptTimer('setTimeout', '/src/actors/metrics-actor-client.ts', (callback, ms, real) => {
-    // A real handle for the client to unref or clear; it never fires by itself.
-    const handle = real(() => {}, 2 ** 31 - 1);
-    heldRestarts.push({
-      ms,
-      fire: () => {
-        clearTimeout(handle);
-        callback();
-      },
-    });
-    return handle;
-  }),
-);
-
-const svc = await startTestService(t, { METRICS_REFRESH_MS: '50' });
+/** The service's restart back-off timer: it runs only when the test advances it. */
+const restartTimers = new ManualTimers();
+const svc = await startTestService(t, { METRICS_REFRESH_MS: '50' }, { hooks: { restartTimers } });
 
 const current = (): Actor => {
   const actor = actors.at(-1);
@@ -203,10 +181,10 @@ for (const failure of ['throw', 'crash'] as const) {
       await countEvents(2, `before.${failure}`);
       const started = actors.length;
       failingStarts.push(failure, failure, failure);
-      heldRestarts.length = 0;
       await current().worker.terminate();
       // The first restart follows the death at once and fails; the next waits for its timer.
-      await until(() => heldRestarts.length === 1, 'a first failed restart');
+      const timerSet = (): boolean => restartTimers.pending().length > 0;
+      await until(timerSet, 'a first failed restart');
       t.equal(failingStarts.length, 2, 'one start tried');
       const res = await svc.request('/api/v1/metrics/reset', {
         method: 'POST',
@@ -215,18 +193,20 @@ for (const failure of ['throw', 'crash'] as const) {
       t.equal(res.status, 500, 'no running actor: 500');
       t.match(await res.json(), { status: 'error', code: 'INTERNAL' });
       t.equal(actors.length, started, 'answered before any new actor ran');
+      const delays: number[] = [];
       for (let failed = 1; failed <= 3; failed++) {
+        if (failed > 1) await until(timerSet, `timer ${failed}`);
+        const pending = restartTimers.pending();
+        t.equal(pending.length, 1, `one restart timer set after failure ${failed}`);
+        const delay = pending[0] ?? 0;
+        delays.push(delay);
         t.equal(failingStarts.length, 3 - failed, `no start tried before timer ${failed} fired`);
-        heldRestarts[failed - 1]?.fire();
-        if (failed < 3) await until(() => heldRestarts.length > failed, `timer ${failed + 1}`);
+        restartTimers.advance(delay);
       }
       await waitForActor(started + 1);
       t.equal(failingStarts.length, 0, 'every failed start was retried');
-      t.same(
-        heldRestarts.map((h) => h.ms),
-        [500, 1_000, 2_000],
-        'the retries backed off: 500 ms, doubling per failure',
-      );
+      t.same(restartTimers.pending(), [], 'no restart left waiting once an actor runs');
+      t.same(delays, [500, 1_000, 2_000], 'the retries backed off: 500 ms, doubling per failure');
       await expectServing(t, `after.${failure}`);
     },
   );

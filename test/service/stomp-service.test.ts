@@ -4,29 +4,35 @@
 import t from 'tap';
 import type { Client, IMessage } from '@stomp/stompjs';
 import { RawClient, connectStomp, until } from '../stomp/helpers.ts';
-import { interceptTimer } from '../support/intercept-timer.ts';
+import { REAL_TIMERS } from '../../src/timers.ts';
 import { startTestService } from '../support/service.ts';
 import { getMetrics, parseSnapshot, postJson, resetMetrics, type Snapshot } from './helpers.ts';
 
 const BROADCAST_MS = 200;
 
 /**
- * The service's broadcast timer, watched: its period is recorded, and while `held` its own ticks
+ * The service's broadcast timer, injected: its period is recorded, and while `held` its own ticks
  * are skipped and the test fires them, so that each MESSAGE can be matched to one tick.
  */
 const broadcastTimer = { periodMs: 0, held: false, fire: (): void => {} };
-const restoreSetInterval = interceptTimer('setInterval', '/src/service.ts', (tick, ms, real) => {
-  broadcastTimer.periodMs = ms;
-  broadcastTimer.fire = tick;
-  return real(() => {
-    if (!broadcastTimer.held) tick();
-  }, ms);
-});
-const svc = await startTestService(t, {
-  METRICS_BROADCAST_MS: String(BROADCAST_MS),
-  METRICS_REFRESH_MS: '50',
-});
-restoreSetInterval();
+const svc = await startTestService(
+  t,
+  { METRICS_BROADCAST_MS: String(BROADCAST_MS), METRICS_REFRESH_MS: '50' },
+  {
+    hooks: {
+      broadcastTimers: {
+        setInterval(tick, ms) {
+          broadcastTimer.periodMs = ms;
+          broadcastTimer.fire = tick;
+          return REAL_TIMERS.setInterval(() => {
+            if (!broadcastTimer.held) tick();
+          }, ms);
+        },
+        clearInterval: (handle) => REAL_TIMERS.clearInterval(handle),
+      },
+    },
+  },
+);
 const url = (path = '/ws'): string => `ws://127.0.0.1:${svc.service.port}${path}`;
 
 interface Teardown {

@@ -4,7 +4,7 @@
  */
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
-import { startService, type RunningService } from '../../src/service.ts';
+import { startService, type RunningService, type ServiceHooks } from '../../src/service.ts';
 import { createTestDatabase, withMigrationGate, type TestDatabase } from './database.ts';
 
 export interface TestService {
@@ -27,6 +27,8 @@ export interface TestServiceOptions {
    * of a stopped TestService, to test a restart; its owner drops it.
    */
   readonly database?: TestDatabase;
+  /** Timers the test fires itself instead of the service's real ones. */
+  readonly hooks?: ServiceHooks;
 }
 
 /** `env` overrides configuration variables (DATABASE_URL and DATABASE_SCHEMA excepted). */
@@ -48,7 +50,7 @@ export async function startTestService(
   });
   // The service migrates at start-up too.
   const service = await withMigrationGate(db.url, () =>
-    startService(config, createLogger(config.LOG_LEVEL, 'test-service')),
+    startService(config, createLogger(config.LOG_LEVEL, 'test-service'), options.hooks),
   );
   t.teardown(() => service.stop());
   const base = `http://127.0.0.1:${service.port}`;
