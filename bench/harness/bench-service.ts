@@ -4,6 +4,8 @@
  * DATABASE_URL or else on its embedded PostgreSQL, and can be restarted on the same database so a
  * bench can seed state, then measure a fresh process.
  */
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type postgres from 'postgres';
 import { freePort } from '../../test/support/free-port.ts';
@@ -22,6 +24,32 @@ import {
 
 /** VIGIL_ROOT benches another copy of the service (a scratch experiment, another checkout). */
 const SERVICE_ROOT = path.resolve(ROOT, process.env.VIGIL_ROOT ?? '.');
+
+/**
+ * Benches measure what `npm start` runs: the compiled build, built here once per bench. A copy
+ * without a build configuration (an older checkout under VIGIL_ROOT) runs its sources through tsx.
+ */
+let built: Promise<boolean> | null = null;
+function buildOnce(): Promise<boolean> {
+  built ??= Promise.resolve().then(() => {
+    if (!existsSync(path.join(SERVICE_ROOT, 'tsconfig.build.json'))) {
+      process.stderr.write(
+        `# ${SERVICE_ROOT}: no build configuration, its sources run through tsx\n`,
+      );
+      return false;
+    }
+    const tsc = path.join(SERVICE_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], {
+      cwd: SERVICE_ROOT,
+      stdio: 'inherit',
+    });
+    process.stderr.write(
+      '# the service runs its compiled build (dist/src/main.js), as npm start does\n',
+    );
+    return true;
+  });
+  return built;
+}
 
 export interface BenchServiceOptions {
   /** Service variables; they win over the bench's own environment, which the child inherits. */
@@ -80,12 +108,14 @@ async function benchDatabase(): Promise<RunDatabase> {
 }
 
 export async function startService(options: BenchServiceOptions = {}): Promise<BenchService> {
+  const compiled = await buildOnce();
   const db = await benchDatabase();
   const embedded = db.kind === 'embedded';
   const launch = (profileDir: string | undefined): Promise<ServerProcess> =>
     spawnVigil({
       env: { ...options.env, ...db.env },
       inheritEnv: true,
+      compiled,
       // Ctrl-C on the bench reaches the service and its PostgreSQL as before: no group of its own.
       processGroup: false,
       root: SERVICE_ROOT,

@@ -64,6 +64,8 @@ export interface ServerOptions {
   readonly forward?: boolean;
   /** Lead a process group of its own (see the module comment). */
   readonly processGroup?: boolean;
+  /** Run the script through tsx (default), or as plain JavaScript (a compiled build). */
+  readonly tsx?: boolean;
 }
 
 const live = new Map<ChildProcess, boolean>();
@@ -104,7 +106,11 @@ export async function spawnServer(options: ServerOptions): Promise<ServerProcess
   const group = options.processGroup === true;
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', ...(options.nodeArgs ?? []), options.script],
+    [
+      ...(options.tsx === false ? [] : ['--import', 'tsx']),
+      ...(options.nodeArgs ?? []),
+      options.script,
+    ],
     {
       cwd: options.cwd,
       env: { ...options.env, PORT: String(options.port) },
@@ -242,6 +248,11 @@ export interface VigilOptions {
   readonly name?: string;
   /** Another checkout of the service to run (default: this one). */
   readonly root?: string;
+  /**
+   * Run the compiled build (`dist/src/main.js`, which the caller has built with `npm run build`),
+   * as `npm start` does, instead of the sources through tsx (default).
+   */
+  readonly compiled?: boolean;
 }
 
 /** Vigil (`src/main.ts`) on 127.0.0.1, ready when its health route answers. */
@@ -264,7 +275,9 @@ export async function spawnVigil(options: VigilOptions): Promise<ServerProcess> 
     options.profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`];
   return spawnServer({
     name: options.name ?? 'vigil',
-    script: path.join('src', 'main.ts'),
+    script:
+      options.compiled === true ? path.join('dist', 'src', 'main.js') : path.join('src', 'main.ts'),
+    tsx: options.compiled !== true,
     nodeArgs: profile,
     cwd: options.root ?? ROOT,
     env,
