@@ -5,6 +5,7 @@ import { docText } from '../support/doc-tables.ts';
 // Issue 16: a README a newcomer reads through, and no documentation line wider than 120 columns.
 const files = [
   'README.md',
+  'bench/README.md',
   ...readdirSync(new URL('../../docs/', import.meta.url)).map((f) => `docs/${f}`),
 ];
 
