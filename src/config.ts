@@ -13,7 +13,7 @@ export const ConfigSchema = Type.Object({
   HOST: Type.String({ default: '0.0.0.0', description: 'Address the HTTP server binds to.' }),
   DATABASE_URL: Type.Optional(
     Type.String({
-      minLength: 1,
+      pattern: '^postgres(ql)?://',
       description:
         'PostgreSQL connection URL. Absent: an embedded PostgreSQL is started under VIGIL_DATA_DIR.',
     }),
@@ -130,6 +130,17 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * Variables that may hold a credential, by name so a new one is covered without a list to keep:
+ * URLs (user:password@), keys, secrets, tokens, passwords. Their values are never echoed.
+ */
+export const mayHoldSecret = (name: string): boolean =>
+  /(_URL|_KEY|_SECRET|_TOKEN|PASSWORD)$/.test(name);
+
+/** `NAME=value`, or just `NAME` when the value may be a credential. */
+const named = (name: string, value: unknown): string =>
+  mayHoldSecret(name) ? name : `${name}=${JSON.stringify(value ?? null)}`;
+
 /** Parses the environment; throws ConfigError naming every bad variable at once. */
 export function loadConfig(env: Readonly<Record<string, string | undefined>>): Config {
   const known = Object.keys(ConfigSchema.properties);
@@ -140,7 +151,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
   }
   const withDefaults = Value.Default(ConfigSchema, Value.Convert(ConfigSchema, raw));
   const problems = [...Value.Errors(ConfigSchema, withDefaults)].map(
-    (e) => `${e.path.slice(1)}=${JSON.stringify(raw[e.path.slice(1)] ?? null)}: ${e.message}`,
+    (e) => `${named(e.path.slice(1), raw[e.path.slice(1)])}: ${e.message}`,
   );
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(withDefaults as Static<typeof ConfigSchema>);

@@ -12,7 +12,7 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-post
 import { migrateUp } from './db/migrate.ts';
 import { buildApp, listen } from './http/server.ts';
 import { buildRoutes } from './http/routes.ts';
-import { createLogger, type Logger } from './log.ts';
+import { createLogger, redactUrlPasswords, type Logger } from './log.ts';
 import { createAlertSink } from './alerting/alert-sink.ts';
 import { createRuleSync } from './alerting/rule-sync.ts';
 import { deliverAlert } from './notify/deliver.ts';
@@ -24,6 +24,7 @@ import { SERVICE_VERSION } from './version.ts';
 
 export interface RunningService {
   readonly port: number;
+  /** The database's URL with its password replaced by `****` (it may be shown or logged). */
   readonly databaseUrl: string;
   /** Drains and stops everything; resolves when the last database write has finished. */
   stop(): Promise<void>;
@@ -171,7 +172,7 @@ async function startOn(
   };
   return {
     port: server.port,
-    databaseUrl,
+    databaseUrl: redactUrlPasswords(databaseUrl),
     stop: () => (stopping ??= stop()),
   };
 }

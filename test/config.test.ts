@@ -1,5 +1,5 @@
 import t from 'tap';
-import { ConfigError, ConfigSchema, loadConfig } from '../src/config.ts';
+import { ConfigError, ConfigSchema, loadConfig, mayHoldSecret } from '../src/config.ts';
 import { docRow, docRows } from './support/doc-tables.ts';
 
 t.test('defaults apply and values are converted from strings', async (t) => {
@@ -26,6 +26,37 @@ t.test('every bad variable is named at once', async (t) => {
     for (const name of ['PORT', 'STORAGE_WORKERS', 'LOG_LEVEL', 'DATABASE_SCHEMA'])
       t.match(text, name);
   }
+});
+
+t.test('a bad credential-bearing variable is named without its value', async (t) => {
+  const secret = 'hunter2-Xq9';
+  const error = (() => {
+    try {
+      loadConfig({
+        DATABASE_URL: `mysql://vigil:${secret}@db.internal/vigil`,
+        SMTP_URL: `http://mailer:${secret}@smtp.internal`,
+        PORT: 'eighty',
+      });
+    } catch (caught) {
+      return caught;
+    }
+    return null;
+  })();
+  t.type(error, ConfigError);
+  const text = (error as ConfigError).message;
+  t.match(text, /DATABASE_URL: /, 'DATABASE_URL is named');
+  t.match(text, /SMTP_URL: /, 'SMTP_URL is named');
+  t.notMatch(text, secret, 'the password is not shown');
+  t.notMatch(text, 'internal', 'nor anything else of the values');
+  t.match(text, 'PORT="eighty"', 'a harmless value is still shown');
+});
+
+t.test('which variables may hold a credential is a rule on names', async (t) => {
+  const secretNames =
+    'DATABASE_URL SMTP_URL VIGIL_BOOTSTRAP_ADMIN_KEY X_SECRET X_TOKEN SMTP_PASSWORD';
+  for (const name of secretNames.split(' ')) t.ok(mayHoldSecret(name), `${name}: yes`);
+  for (const name of 'PORT LOG_LEVEL NOTIFY_FROM VIGIL_DATA_DIR MAX_KEYS'.split(' '))
+    t.notOk(mayHoldSecret(name), `${name}: no`);
 });
 
 t.test('README documents every environment variable with its default', async (t) => {

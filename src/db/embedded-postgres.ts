@@ -1,19 +1,21 @@
 /**
  * @module The embedded PostgreSQL used when DATABASE_URL is absent (main thread): initialised
- * once under VIGIL_DATA_DIR, started on its own port, stopped with the service.
+ * once under VIGIL_DATA_DIR, started on its own port, stopped with the service. Its password is
+ * random and kept beside it (embedded-password.ts).
  */
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../log.ts';
+import { ensurePassword, passwordForNewCluster, type EmbeddedServer } from './embedded-password.ts';
 
 export interface EmbeddedDatabase {
+  /** Its URL, password included: for Vigil's own connections, never for a log line. */
   readonly url: string;
   stop(): Promise<void>;
 }
 
 const USER = 'postgres';
-const PASSWORD = 'vigil';
 const EXIT_EVENTS = [
   'exit',
   'beforeExit',
@@ -87,7 +89,9 @@ export async function startEmbeddedPostgres(
   // The server runs as the `postgres` user, which must be able to reach its data directory.
   await mkdir(root, { recursive: true, mode: 0o755 });
   await chmod(root, 0o755);
-  const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`;
+  const server = { port, user: USER };
+  const urlWith = (password: string): string =>
+    `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
 
   const adopted = await leftoverPostmaster(dataDir);
   if (adopted !== null) {
@@ -95,15 +99,20 @@ export async function startEmbeddedPostgres(
       { pid: adopted, dataDir },
       'reusing the embedded PostgreSQL left running by an earlier run',
     );
-    return { url, stop: async () => stopPid(adopted) };
+    const stop = (): Promise<void> => stopPid(adopted);
+    return { url: urlWith(await passwordOrStop(root, server, stop, log)), stop };
   }
 
+  const initialised = existsSync(path.join(dataDir, 'PG_VERSION'));
   const EmbeddedPostgres = await importWithoutExitHooks();
   const pg = new EmbeddedPostgres({
     databaseDir: dataDir,
     port,
     user: USER,
-    password: PASSWORD,
+    // Used by initialise() only. It hands the password to initdb in a temporary file (in the OS
+    // temporary directory, removed when initdb exits); an initialised cluster keeps its own.
+    password: initialised ? '' : await passwordForNewCluster(root),
+    // For local and host (TCP) lines of pg_hba.conf alike: the password is always asked for.
     authMethod: 'scram-sha-256',
     persistent: true,
     createPostgresUser: process.getuid?.() === 0,
@@ -111,7 +120,7 @@ export async function startEmbeddedPostgres(
     onLog: (message: string) => log.debug({ pg: message.trim() }, 'embedded postgres'),
     onError: (error: unknown) => log.error({ err: error }, 'embedded postgres'),
   });
-  if (!existsSync(path.join(dataDir, 'PG_VERSION'))) {
+  if (!initialised) {
     log.info({ dataDir }, 'initialising embedded PostgreSQL');
     await pg.initialise();
   }
@@ -122,8 +131,25 @@ export async function startEmbeddedPostgres(
       cause: error,
     });
   }
+  const stop = (): Promise<void> => pg.stop();
+  const url = urlWith(await passwordOrStop(root, server, stop, log));
   log.info({ port, dataDir }, 'embedded PostgreSQL started');
-  return { url, stop: () => pg.stop() };
+  return { url, stop };
+}
+
+/** The server's password (migrating an old cluster's); a server we cannot use is stopped. */
+async function passwordOrStop(
+  root: string,
+  server: EmbeddedServer,
+  stop: () => Promise<void>,
+  log: Logger,
+): Promise<string> {
+  try {
+    return await ensurePassword(root, server, log);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
 }
 
 async function stopPid(pid: number): Promise<void> {

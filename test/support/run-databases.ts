@@ -8,6 +8,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
+import { passwordFile, readPassword } from '../../src/db/embedded-password.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded-postgres.ts';
 import { createLogger } from '../../src/log.ts';
 import { freePort } from './free-port.ts';
@@ -39,8 +40,9 @@ const schemaName = (options: SchemaOptions): string =>
   options.schema ?? `${options.prefix ?? 'rel'}_${randomBytes(5).toString('hex')}`;
 
 // postgres.js connects lazily: this client costs nothing until the first check or cleanup.
-const client = (url: string, schema: string): postgres.Sql =>
+const client = (url: string, schema: string, password?: () => Promise<string>): postgres.Sql =>
   postgres(url, {
+    ...(password === undefined ? {} : { password }),
     max: 2,
     onnotice: () => {},
     connect_timeout: 5,
@@ -75,7 +77,10 @@ export async function embeddedDataDir(options: SchemaOptions = {}): Promise<RunD
   await chmod(root, 0o755);
   const port = await freePort();
   const schema = options.schema ?? (options.prefix === undefined ? 'public' : schemaName(options));
-  const sql = client(`postgres://postgres:vigil@127.0.0.1:${port}/postgres`, schema);
+  // The service writes the password file at its first start, before the first check connects.
+  const password = async (): Promise<string> =>
+    (await readPassword(passwordFile(root))) ?? 'the service has not started';
+  const sql = client(`postgres://postgres@127.0.0.1:${port}/postgres`, schema, password);
   const pgDataDir = path.join(root, 'pg');
   return {
     kind: 'embedded',

@@ -8,7 +8,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startEmbeddedPostgres } from '../../src/db/embedded-postgres.ts';
-import { createLogger } from '../../src/log.ts';
+import { createLogger, redactUrlPasswords } from '../../src/log.ts';
 import { freePort } from './free-port.ts';
 
 const log = createLogger('warn', 'test-runner');
@@ -19,13 +19,13 @@ if (env.DATABASE_URL === undefined || env.DATABASE_URL === '') {
   await chmod(dir, 0o755);
   const db = await startEmbeddedPostgres(dir, await freePort(), log);
   env.DATABASE_URL = db.url;
-  console.log(`# embedded PostgreSQL for this run at ${db.url}`);
+  console.log(`# embedded PostgreSQL for this run at ${redactUrlPasswords(db.url)}`);
   stopDatabase = async () => {
     await db.stop();
     await rm(dir, { recursive: true, force: true });
   };
 } else {
-  console.log(`# tests use DATABASE_URL ${env.DATABASE_URL}`);
+  console.log(`# tests use DATABASE_URL ${redactUrlPasswords(env.DATABASE_URL)}`);
 }
 
 /** tap expands folders only to .js files once its ts-node plugin is off: expand them here. */
