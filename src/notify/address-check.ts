@@ -5,8 +5,8 @@
  */
 import { BlockList, isIP } from 'node:net';
 
-/** IPv4 ranges that are not the public internet: [network, prefix length, what it is]. */
-const NON_PUBLIC_IPV4: readonly (readonly [string, number, string])[] = [
+/** Ranges that are not the public internet, IPv4 then IPv6: [network, prefix length, what it is]. */
+const NON_PUBLIC_RANGES: readonly (readonly [string, number, string])[] = [
   ['0.0.0.0', 8, '"this network", 0.0.0.0 included'],
   ['10.0.0.0', 8, 'private'],
   ['100.64.0.0', 10, 'carrier-grade NAT'],
@@ -18,10 +18,6 @@ const NON_PUBLIC_IPV4: readonly (readonly [string, number, string])[] = [
   ['198.18.0.0', 15, 'benchmarking'],
   ['224.0.0.0', 4, 'multicast'],
   ['240.0.0.0', 4, 'reserved, broadcast included'],
-];
-
-/** IPv6 ranges that are not the public internet. */
-const NON_PUBLIC_IPV6: readonly (readonly [string, number, string])[] = [
   ['::', 96, 'unspecified ::, loopback ::1, deprecated IPv4-compatible ::a.b.c.d'],
   ['64:ff9b:1::', 48, 'local-use NAT64'],
   ['fc00::', 7, 'unique-local'],
@@ -35,12 +31,16 @@ const NAT64_PREFIX = '64:ff9b::';
 
 function nonPublicAddresses(): BlockList {
   const list = new BlockList();
-  for (const [network, prefix] of NON_PUBLIC_IPV4) {
-    // BlockList matches IPv4-mapped IPv6 (::ffff:127.0.0.1) against these rules by itself.
+  for (const [network, prefix] of NON_PUBLIC_RANGES) {
+    if (isIP(network) === 6) {
+      list.addSubnet(network, prefix, 'ipv6');
+      continue;
+    }
+    // BlockList matches IPv4-mapped IPv6 (::ffff:127.0.0.1) against IPv4 rules by itself; the
+    // NAT64 form of the range is added here.
     list.addSubnet(network, prefix, 'ipv4');
     list.addSubnet(`${NAT64_PREFIX}${network}`, 96 + prefix, 'ipv6');
   }
-  for (const [network, prefix] of NON_PUBLIC_IPV6) list.addSubnet(network, prefix, 'ipv6');
   return list;
 }
 
