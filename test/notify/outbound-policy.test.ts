@@ -2,7 +2,8 @@
 // nothing unless private addresses are allowed, however its address is spelled; what a receiver
 // answers never reaches the stored result; the connection goes to the address that was checked,
 // with no second DNS lookup (DNS rebinding).
-import { BlockList } from 'node:net';
+import { BlockList, type AddressInfo } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
 import t from 'tap';
 import type { AlertPayload, DeliveryResult } from '../../src/domain/rules/alert.ts';
 import { NON_PUBLIC_ADDRESSES } from '../../src/notify/address-check.ts';
@@ -104,6 +105,32 @@ t.test('the connection goes to the checked address: one lookup, no rebinding', a
   t.equal(attacker.received.length, 0);
   t.equal(lookups.length, 2);
 });
+
+t.test(
+  'https: the TLS server name is the URL host, the socket goes to the checked address',
+  async (t) => {
+    // A TLS server without a certificate: it records the server name of the ClientHello (SNI)
+    // and ends the handshake, which the client sees as a reset connection.
+    const serverNames: string[] = [];
+    const server = createTlsServer({
+      SNICallback: (name, done) => {
+        serverNames.push(name);
+        done(new Error('no certificate for this test'));
+      },
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const { port } = server.address() as AddressInfo;
+    const resolve: Resolver = async () => [{ address: '127.0.0.1', family: 4 }];
+    const result = await sendWebhook(
+      alert,
+      { url: `https://hooks.example.test:${port}/hook` },
+      notifyOptions({ resolve, attempts: 1 }),
+    );
+    t.same(serverNames, ['hooks.example.test']);
+    t.match(result, { ok: false, attempts: 1, error: /^(connection reset|TLS handshake failed)$/ });
+  },
+);
 
 t.test('a name that does not resolve is a fixed reason, not the resolver text', async (t) => {
   const result = await sendSlack(
