@@ -104,6 +104,18 @@ export const ConfigSchema = Type.Object({
     description:
       'Comma-separated hosts webhook and Slack alerts may reach (name or *.suffix); empty: any host.',
   }),
+  NOTIFY_ALLOW_PRIVATE: Type.Boolean({
+    default: false,
+    description:
+      'Let webhook and Slack alerts reach loopback, private, link-local and other non-public addresses.',
+  }),
+  NOTIFY_CONCURRENCY: Int(1, 1024, 32, 'Most notification deliveries in flight at once.'),
+  NOTIFY_QUEUE_MAX: Int(
+    0,
+    100000,
+    1000,
+    'Most deliveries waiting for a slot; further ones are dropped, counted and logged.',
+  ),
   NOTIFY_TIMEOUT_MS: Int(100, 120000, 5000, 'Timeout of one notification attempt.'),
   NOTIFY_FROM: Type.String({
     default: 'vigil@localhost',

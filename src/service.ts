@@ -16,6 +16,7 @@ import { createLogger, redactUrlPasswords, type Logger } from './log.ts';
 import { createAlertSink } from './alerting/alert-sink.ts';
 import { createRuleSync } from './alerting/rule-sync.ts';
 import { deliverAlert } from './notify/deliver.ts';
+import { createDeliveryLimiter } from './notify/delivery-limiter.ts';
 import { notifyOptionsFrom } from './notify/notify-options.ts';
 import { createRequestGate } from './request-gate.ts';
 import { attachStomp } from './stomp/endpoint.ts';
@@ -121,10 +122,14 @@ async function startOn(
   started.push(() => ruleSync.stop());
   await ruleSync.changed();
   const notify = notifyOptionsFrom(config);
+  const limiter = createDeliveryLimiter(
+    { concurrency: config.NOTIFY_CONCURRENCY, queueMax: config.NOTIFY_QUEUE_MAX },
+    { log },
+  );
   const alertSink = createAlertSink({
     pool,
     publish: (json) => stomp.publish('/topic/alerts', json),
-    deliver: (alert, rule) => deliverAlert(alert, rule, notify),
+    deliver: (alert, rule) => deliverAlert(alert, rule, notify, limiter),
     log,
   });
   metrics.onAlert((alert) => alertSink.accept(alert));

@@ -1,7 +1,9 @@
 /**
  * @module What happens to an alert the evaluator fired (front thread): stored with its rule's
  * trigger count, published on /topic/alerts, handed to the rule's notification channels, and the
- * delivery results stored on it. The actor never waits for any of this.
+ * delivery results stored on it. The actor never waits for any of this, nor does any request:
+ * `accept` returns at once, and `deliver` is bounded on its side (the DeliveryLimiter: a slot, a
+ * place in its capped queue, or a `dropped` result at once). Only shutdown awaits, through drain.
  */
 import type { StoragePool } from '../actors/storage-pool.ts';
 import type { AlertRecord, DeliveryResult, FiredAlert } from '../domain/rules/alert.ts';

@@ -1,13 +1,16 @@
 /**
  * @module deliverAlert: hands one alert to every channel of its rule at once (front thread). Each
- * channel's config is checked first; one failing or slow channel never holds up the others.
+ * channel's config is checked first; one failing or slow channel never holds up the others. Every
+ * channel's delivery takes a slot of the shared DeliveryLimiter, or is dropped when its queue is full.
  */
 import { channelConfig } from '../domain/rules/notification-config.ts';
 import type { NotificationChannel } from '../domain/rules/rule-types.ts';
 import type { AlertPayload, DeliveryResult } from '../domain/rules/alert.ts';
+import type { DeliveryLimiter } from './delivery-limiter.ts';
 import { sendEmail } from './email.ts';
+import { INTERNAL_ERROR } from './failure-reasons.ts';
 import type { NotifyOptions } from './notify-options.ts';
-import { deliveryFailure, describeError } from './result.ts';
+import { deliveryFailure } from './result.ts';
 import { sendSlack } from './slack.ts';
 import { sendWebhook } from './webhook.ts';
 
@@ -44,18 +47,27 @@ async function deliverTo(
   }
 }
 
+export const DROPPED_REASON = 'dropped: notification queue full';
+
 /**
- * Delivers `alert` to each distinct channel of `rule`, in parallel; one result per channel, in the
- * order of `notificationChannels`. Never rejects: every problem is a failed result.
+ * Delivers `alert` to each distinct channel of `rule`, in parallel within `limiter`'s bound; one
+ * result per channel, in the order of `notificationChannels`. Never rejects: every problem is a
+ * failed result.
  */
 export async function deliverAlert(
   alert: AlertPayload,
   rule: NotifyRule,
   options: NotifyOptions,
+  limiter: DeliveryLimiter,
 ): Promise<DeliveryResult[]> {
   const channels = [...new Set(rule.notificationChannels)];
   const settled = await Promise.allSettled(
-    channels.map((channel) => deliverTo(channel, alert, rule.notificationConfig, options)),
+    channels.map((channel) =>
+      limiter.run(
+        () => deliverTo(channel, alert, rule.notificationConfig, options),
+        () => deliveryFailure(channel, 0, DROPPED_REASON),
+      ),
+    ),
   );
   return settled.map((outcome, i) =>
     outcome.status === 'fulfilled'
@@ -63,7 +75,7 @@ export async function deliverAlert(
       : deliveryFailure(
           channels[i] as NotificationChannel,
           0,
-          `delivery failed: ${describeError(outcome.reason)}`,
+          `delivery failed: ${INTERNAL_ERROR}`,
         ),
   );
 }

@@ -7,7 +7,8 @@ import type { SMTPSentMessageInfo } from 'nodemailer/lib/smtp-transport';
 import type { EmailConfig } from '../domain/rules/notification-config.ts';
 import type { AlertPayload, DeliveryResult } from '../domain/rules/alert.ts';
 import type { NotifyOptions } from './notify-options.ts';
-import { type AttemptOutcome, deliveryFailure, describeError, withRetries } from './result.ts';
+import { smtpReason } from './failure-reasons.ts';
+import { type AttemptOutcome, deliveryFailure, withRetries } from './result.ts';
 
 export interface EmailMessage {
   readonly from: string;
@@ -54,7 +55,7 @@ const replyCode = (response: unknown): number | undefined => {
   return match?.[1] === undefined ? undefined : Number(match[1]);
 };
 
-/** 4xx replies are transient by SMTP's own definition, 5xx permanent. */
+/** 4xx replies are transient by SMTP's own definition, 5xx permanent. Stored: code, fixed text. */
 function failureOf(error: unknown): AttemptOutcome {
   const { responseCode, code } = (typeof error === 'object' && error !== null ? error : {}) as {
     responseCode?: unknown;
@@ -65,7 +66,7 @@ function failureOf(error: unknown): AttemptOutcome {
     status !== undefined
       ? status >= 400 && status < 500
       : typeof code === 'string' && TRANSIENT_CODES.has(code);
-  return { kind: transient ? 'retry' : 'fail', status, error: describeError(error) };
+  return { kind: transient ? 'retry' : 'fail', status, error: smtpReason(status, error) };
 }
 
 export async function sendEmail(
@@ -85,8 +86,9 @@ export async function sendEmail(
       greetingTimeout: options.timeoutMs,
       socketTimeout: options.timeoutMs,
     });
-  } catch (error) {
-    return deliveryFailure('email', 0, `SMTP_URL is not usable: ${describeError(error)}`);
+  } catch {
+    // The URL may hold the relay's credentials: its parser's message is not repeated.
+    return deliveryFailure('email', 0, 'SMTP_URL is not usable');
   }
   try {
     return await withRetries('email', options, async () => {

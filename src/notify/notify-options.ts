@@ -1,13 +1,23 @@
 /**
  * @module What alert delivery needs from the configuration (front thread): SMTP server, host
- * allow-list, timeouts and retry policy, and how to build it from the parsed Config.
+ * allow-list, address policy, timeouts and retry policy, and how to build it from the parsed Config.
  */
+import type { BlockList } from 'node:net';
+import { NON_PUBLIC_ADDRESSES } from './address-check.ts';
+import type { Resolver } from './resolve-target.ts';
 
 export interface NotifyOptions {
   /** `smtp://` or `smtps://` URL of the mail relay; undefined: email deliveries fail, saying so. */
   readonly smtpUrl: string | undefined;
   /** Hosts webhook and Slack URLs may reach: `name` exactly or `*.suffix`; empty = any host. */
   readonly allowedHosts: readonly string[];
+  /**
+   * Addresses webhook and Slack deliveries never connect to (NON_PUBLIC_ADDRESSES); undefined:
+   * any address (NOTIFY_ALLOW_PRIVATE=true).
+   */
+  readonly refusedAddresses: BlockList | undefined;
+  /** Resolves a delivery's host name; default the system resolver. Tests inject their own. */
+  readonly resolve?: Resolver | undefined;
   /** Per-attempt timeout (HTTP request or SMTP connection), unless a webhook sets its own. */
   readonly timeoutMs: number;
   /** Attempts per channel, the first included (>= 1). */
@@ -27,6 +37,7 @@ export const NOTIFY_RETRY = { attempts: 3, backoffMs: 500 } as const;
 export interface NotifyConfig {
   readonly SMTP_URL?: string | undefined;
   readonly NOTIFY_ALLOWED_HOSTS?: string | undefined;
+  readonly NOTIFY_ALLOW_PRIVATE: boolean;
   readonly NOTIFY_TIMEOUT_MS: number;
   readonly NOTIFY_FROM: string;
 }
@@ -41,6 +52,7 @@ export const parseAllowedHosts = (list: string | undefined): string[] =>
 export const notifyOptionsFrom = (config: NotifyConfig): NotifyOptions => ({
   smtpUrl: config.SMTP_URL,
   allowedHosts: parseAllowedHosts(config.NOTIFY_ALLOWED_HOSTS),
+  refusedAddresses: config.NOTIFY_ALLOW_PRIVATE ? undefined : NON_PUBLIC_ADDRESSES,
   timeoutMs: config.NOTIFY_TIMEOUT_MS,
   attempts: NOTIFY_RETRY.attempts,
   backoffMs: NOTIFY_RETRY.backoffMs,

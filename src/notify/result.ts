@@ -5,6 +5,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { NotificationChannel } from '../domain/rules/rule-types.ts';
 import type { DeliveryResult } from '../domain/rules/alert.ts';
+import { INTERNAL_ERROR } from './failure-reasons.ts';
 import type { NotifyOptions } from './notify-options.ts';
 
 /** What one attempt came to; `retry` is a failure that another attempt may fix. */
@@ -47,20 +48,10 @@ export const clip = (text: string): string => {
   return line.length > MAX_ERROR_LENGTH ? `${line.slice(0, MAX_ERROR_LENGTH - 1)}…` : line;
 };
 
-/** A thrown value as text; a network error names its cause (`ECONNREFUSED`), not just "fetch failed". */
-export function describeError(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause: unknown = error.cause;
-  if (cause instanceof Error) {
-    const code = (cause as { code?: unknown }).code;
-    return `${error.message}: ${typeof code === 'string' ? code : cause.message}`;
-  }
-  return error.message;
-}
-
 /**
  * Runs `attempt` until it succeeds, fails for good, or `attempts` are used; waits `backoffMs`,
- * then twice that, and so on, between attempts. A throwing attempt counts as a retryable failure.
+ * then twice that, and so on, between attempts. A throwing attempt counts as a retryable failure
+ * (stored as a fixed text: its message is not ours to show).
  */
 export async function withRetries(
   channel: NotificationChannel,
@@ -72,8 +63,8 @@ export async function withRetries(
     let outcome: AttemptOutcome;
     try {
       outcome = await attempt(n);
-    } catch (error) {
-      outcome = { kind: 'retry', error: describeError(error) };
+    } catch {
+      outcome = { kind: 'retry', error: INTERNAL_ERROR };
     }
     if (outcome.kind === 'ok') return result(channel, true, n, outcome.status, undefined);
     if (outcome.kind === 'fail' || n >= attempts) {

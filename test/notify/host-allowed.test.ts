@@ -1,5 +1,7 @@
 // NOTIFY_ALLOWED_HOSTS matching, and building NotifyOptions from the Config fields.
 import t from 'tap';
+import { loadConfig } from '../../src/config.ts';
+import { NON_PUBLIC_ADDRESSES } from '../../src/notify/address-check.ts';
 import { isHostAllowed } from '../../src/notify/host-allowed.ts';
 import { notifyOptionsFrom, parseAllowedHosts } from '../../src/notify/notify-options.ts';
 
@@ -43,17 +45,32 @@ t.test('NOTIFY_ALLOWED_HOSTS is split on commas, trimmed, lower-cased', (t) => {
     notifyOptionsFrom({
       SMTP_URL: 'smtp://mail:25',
       NOTIFY_ALLOWED_HOSTS: 'a.test',
+      NOTIFY_ALLOW_PRIVATE: true,
       NOTIFY_TIMEOUT_MS: 5000,
       NOTIFY_FROM: 'vigil@x.test',
     }),
     {
       smtpUrl: 'smtp://mail:25',
       allowedHosts: ['a.test'],
+      refusedAddresses: undefined,
       timeoutMs: 5000,
       attempts: 3,
       backoffMs: 500,
       from: 'vigil@x.test',
     },
   );
+  t.end();
+});
+
+t.test('the outbound knobs: private addresses refused unless NOTIFY_ALLOW_PRIVATE=true', (t) => {
+  const defaults = loadConfig({});
+  t.equal(defaults.NOTIFY_ALLOW_PRIVATE, false);
+  t.equal(defaults.NOTIFY_CONCURRENCY, 32);
+  t.equal(defaults.NOTIFY_QUEUE_MAX, 1000);
+  t.equal(notifyOptionsFrom(defaults).refusedAddresses, NON_PUBLIC_ADDRESSES);
+  const allowing = loadConfig({ NOTIFY_ALLOW_PRIVATE: 'true' });
+  t.equal(notifyOptionsFrom(allowing).refusedAddresses, undefined);
+  t.throws(() => loadConfig({ NOTIFY_CONCURRENCY: '0' }), /NOTIFY_CONCURRENCY/);
+  t.throws(() => loadConfig({ NOTIFY_ALLOW_PRIVATE: 'maybe' }), /NOTIFY_ALLOW_PRIVATE/);
   t.end();
 });

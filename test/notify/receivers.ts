@@ -5,7 +5,9 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerAddress } from 'smtp-server';
+import { pino } from 'pino';
 import type { AlertPayload } from '../../src/domain/rules/alert.ts';
+import { createDeliveryLimiter, type DeliveryLimiter } from '../../src/notify/delivery-limiter.ts';
 import type { NotifyOptions } from '../../src/notify/notify-options.ts';
 
 interface Teardown {
@@ -24,16 +26,24 @@ export const alert: AlertPayload = {
   message: 'High error rate: errorRate 12.5 > 5',
 };
 
-/** Small timeout and backoff, any host. */
+/**
+ * Small timeout and backoff, any host, any address: the receivers are on 127.0.0.1, so this is
+ * NOTIFY_ALLOW_PRIVATE=true (the address check has its own tests).
+ */
 export const notifyOptions = (over: Partial<NotifyOptions> = {}): NotifyOptions => ({
   smtpUrl: undefined,
   allowedHosts: [],
+  refusedAddresses: undefined,
   timeoutMs: 2000,
   attempts: 3,
   backoffMs: 5,
   from: 'vigil@example.com',
   ...over,
 });
+
+/** The service's default bound (32 in flight, 1000 queued); silent when it drops. */
+export const testLimiter = (): DeliveryLimiter =>
+  createDeliveryLimiter({ concurrency: 32, queueMax: 1000 }, { log: pino({ level: 'silent' }) });
 
 export interface ReceivedRequest {
   readonly method: string;
@@ -51,16 +61,24 @@ export type Answer =
   | 'hang';
 
 export interface HttpReceiver {
-  /** `http://127.0.0.1:<port>/hook` */
+  /** `http://<host>:<port>/hook` */
   readonly url: string;
   readonly port: number;
   readonly received: ReceivedRequest[];
 }
 
+/** Where a receiver listens: 127.0.0.1 on a free port unless said otherwise. */
+export interface ListenAt {
+  readonly host?: string;
+  readonly port?: number;
+}
+
 export async function startHttpReceiver(
   t: Teardown,
   answer: (n: number) => Answer | Promise<Answer> = () => ({ status: 200, body: 'ok' }),
+  at: ListenAt = {},
 ): Promise<HttpReceiver> {
+  const host = at.host ?? '127.0.0.1';
   const received: ReceivedRequest[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -79,7 +97,7 @@ export async function startHttpReceiver(
       });
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(at.port ?? 0, host, resolve));
   t.teardown(
     () =>
       new Promise<void>((resolve) => {
@@ -88,7 +106,7 @@ export async function startHttpReceiver(
       }),
   );
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/hook`, port, received };
+  return { url: `http://${host}:${port}/hook`, port, received };
 }
 
 export interface ReceivedMail {

@@ -1,5 +1,6 @@
 // Webhook and Slack share one HTTP policy: 5xx and network errors retried with backoff, 4xx and
-// 3xx final, per-attempt timeout, blocked hosts never contacted. Real local receivers.
+// 3xx final, per-attempt timeout, blocked hosts never contacted, failures stored as a status and a
+// fixed reason (never the answer's body). Real local receivers.
 import t from 'tap';
 import { freePort } from '../support/free-port.ts';
 import type { AlertPayload, DeliveryResult } from '../../src/domain/rules/alert.ts';
@@ -53,26 +54,17 @@ for (const [channel, send] of channels) {
       ok: false,
       attempts: 2,
       status: 503,
-      error: 'HTTP 503: down for now',
+      error: 'HTTP 503',
     });
     t.equal(receiver.received.length, 2);
   });
 
-  t.test(`${channel}: 4xx is final (1 attempt) and quotes the body`, async (t) => {
+  t.test(`${channel}: 4xx is final (1 attempt) and never quotes the body`, async (t) => {
     const receiver = await startHttpReceiver(t, () => ({ status: 400, body: 'invalid_payload' }));
     const result = await send(receiver.url, notifyOptions());
-    t.match(result, {
-      channel,
-      ok: false,
-      attempts: 1,
-      status: 400,
-      error: 'HTTP 400: invalid_payload',
-    });
+    t.match(result, { channel, ok: false, attempts: 1, status: 400 });
+    t.equal(result.error, 'HTTP 400', 'the status alone, not a byte of the body');
     t.equal(receiver.received.length, 1);
-    const notFound = await startHttpReceiver(t, () => ({ status: 404, body: 'x'.repeat(10_000) }));
-    const long = await send(notFound.url, notifyOptions());
-    t.match(long, { attempts: 1, status: 404 });
-    t.ok((long.error ?? '').length <= 300, 'a long body is clipped');
   });
 
   t.test(`${channel}: a redirect is not followed (its target is never contacted)`, async (t) => {
@@ -94,11 +86,14 @@ for (const [channel, send] of channels) {
     t.equal(receiver.received.length, 2, 'the first attempt timed out, the second was sent');
   });
 
-  t.test(`${channel}: a refused connection is retried, then fails naming the cause`, async (t) => {
-    const port = await freePort();
-    const result = await send(`http://127.0.0.1:${port}/hook`, notifyOptions());
-    t.match(result, { ok: false, attempts: 3, error: /ECONNREFUSED/ });
-  });
+  t.test(
+    `${channel}: a refused connection is retried, then fails with a fixed reason`,
+    async (t) => {
+      const port = await freePort();
+      const result = await send(`http://127.0.0.1:${port}/hook`, notifyOptions());
+      t.match(result, { ok: false, attempts: 3, error: 'connection refused' });
+    },
+  );
 
   t.test(`${channel}: a host outside NOTIFY_ALLOWED_HOSTS is never contacted`, async (t) => {
     const receiver = await startHttpReceiver(t);
@@ -110,7 +105,7 @@ for (const [channel, send] of channels) {
       channel,
       ok: false,
       attempts: 0,
-      error: `host '127.0.0.1' is not in NOTIFY_ALLOWED_HOSTS: not contacted`,
+      error: 'host not in NOTIFY_ALLOWED_HOSTS: not contacted',
     });
     t.equal(receiver.received.length, 0);
     const local = `http://localhost:${receiver.port}/hook`;

@@ -267,6 +267,7 @@ export async function spawnVigil(options: VigilOptions): Promise<ServerProcess> 
           LOG_LEVEL: 'info',
           // Alerts of rules made by a run may only ever be delivered on this machine.
           NOTIFY_ALLOWED_HOSTS: '127.0.0.1',
+          NOTIFY_ALLOW_PRIVATE: 'true',
         };
   const env: Record<string, string | undefined> = { ...base, ...options.env, HOST: '127.0.0.1' };
   // A service on an embedded database of its own must not find an outside one.

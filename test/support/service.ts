@@ -44,6 +44,8 @@ export async function startTestService(
     LOG_LEVEL: 'fatal',
     STORAGE_WORKERS: '1',
     DB_CONNECTIONS_PER_WORKER: '2',
+    // Test receivers listen on 127.0.0.1; the address check has its own tests, which turn it on.
+    NOTIFY_ALLOW_PRIVATE: 'true',
     ...env,
     DATABASE_URL: db.url,
     DATABASE_SCHEMA: db.schema,

@@ -1,0 +1,67 @@
+/**
+ * Helpers for the notification tests against the running service: a receiver on 127.0.0.1 that
+ * gives every request the same answer, and a rule that fires (errorRate > 20 while ERROR events
+ * are pumped) until its first alert carries its delivery results.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { rulesApi } from '../support/rules.ts';
+import type { TestService } from '../support/service.ts';
+import { alertsOf, pumpErrors, waitUntil, type Alert } from './alerts-helpers.ts';
+
+interface Teardown {
+  teardown(fn: () => unknown): void;
+}
+
+export interface FixedReceiver {
+  readonly port: number;
+  /** Requests received so far. */
+  readonly requests: () => number;
+}
+
+/** A node:http server on 127.0.0.1:0 answering `status` with `body` (text/plain) to everything. */
+export async function startFixedReceiver(
+  t: Teardown,
+  status: number,
+  body: string,
+): Promise<FixedReceiver> {
+  let requests = 0;
+  const server = createServer((_req, res) => {
+    requests++;
+    res.writeHead(status, { 'content-type': 'text/plain' });
+    res.end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return { port: (server.address() as AddressInfo).port, requests: () => requests };
+}
+
+export interface NotifyingRule {
+  readonly name: string;
+  readonly severity: 'LOW' | 'MEDIUM' | 'HIGH' | 'CRITICAL';
+  readonly notificationChannels: readonly string[];
+  readonly notificationConfig: unknown;
+}
+
+/**
+ * Creates a THRESHOLD rule (errorRate > 20 over 1 minute) with these channels, keeps its
+ * condition true until its first alert has its delivery results stored, and returns that alert.
+ */
+export async function firstDeliveredAlert(svc: TestService, rule: NotifyingRule): Promise<Alert> {
+  const created = await rulesApi(svc).create({
+    ...rule,
+    ruleType: 'THRESHOLD',
+    ruleConfig: { metric: 'errorRate', operator: 'GREATER_THAN', threshold: 20, windowMinutes: 1 },
+  });
+  const pump = pumpErrors(svc);
+  try {
+    const [alert] = await waitUntil(
+      () => alertsOf(svc, created.id),
+      (alerts) => (alerts[0]?.deliveries.length ?? 0) > 0,
+      'the delivery results on the stored alert',
+    );
+    return alert as Alert;
+  } finally {
+    await pump.stop();
+  }
+}
