@@ -1,25 +1,25 @@
 // The bound on outbound work (real sockets): against a receiver that holds every request open,
 // N + 10 deliveries put N in flight and queue NOTIFY_QUEUE_MAX; the rest are dropped at once,
 // recorded as failed deliveries and counted in a warning that is not repeated for every drop.
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import t from 'tap';
 import type { DeliveryResult } from '../../src/domain/rules/alert.ts';
 import type { Logger } from '../../src/log.ts';
 import { DROPPED_REASON, deliverAlert } from '../../src/notify/deliver.ts';
 import { DROP_WARN_INTERVAL_MS, createDeliveryLimiter } from '../../src/notify/delivery-limiter.ts';
+import { captureLog } from '../support/captured-log.ts';
 import { alert, notifyOptions, startHttpReceiver } from './receivers.ts';
 
-/** A pino logger whose lines the test reads. */
+/** A logger whose warnings (and worse) the test reads, parsed. */
 function capturedLog(): { log: Logger; lines: Record<string, unknown>[] } {
-  const lines: Record<string, unknown>[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(JSON.parse(chunk.toString('utf8')) as Record<string, unknown>);
-      done();
+  const captured = captureLog('notify');
+  return {
+    log: captured.log,
+    get lines() {
+      return captured.lines
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((line) => Number(line.level) >= 40);
     },
-  });
-  return { log: pino({ level: 'warn' }, stream), lines };
+  };
 }
 
 /** Resolves once `condition` holds, checking after each turn of the event loop. */
@@ -41,7 +41,8 @@ t.test('N in flight, the queue capped, the overflow dropped and recorded', async
     return { status: 200, body: 'ok' };
   });
   let clock = 0;
-  const { log, lines } = capturedLog();
+  const captured = capturedLog();
+  const { log } = captured;
   const limiter = createDeliveryLimiter({ concurrency, queueMax }, { log, now: () => clock });
   const rule = {
     notificationChannels: ['webhook'],
@@ -58,15 +59,20 @@ t.test('N in flight, the queue capped, the overflow dropped and recorded', async
   }
   await until(() => receiver.received.length === concurrency);
   t.same(limiter.stats(), { inFlight: concurrency, queued: queueMax, dropped: 4 });
-  t.equal(lines.length, 1, 'one warning for the four drops');
-  t.match(lines[0], { level: 40, droppedTotal: 1, droppedSinceLastWarning: 1, queueMax: 6 });
+  t.equal(captured.lines.length, 1, 'one warning for the four drops');
+  t.match(captured.lines[0], {
+    level: 40,
+    droppedTotal: 1,
+    droppedSinceLastWarning: 1,
+    queueMax: 6,
+  });
 
   // Later drops are reported together once the interval has passed.
   await deliver();
   clock += DROP_WARN_INTERVAL_MS;
   t.match(await deliver(), [{ ok: false, attempts: 0, error: DROPPED_REASON }]);
-  t.equal(lines.length, 2);
-  t.match(lines[1], { droppedTotal: 6, droppedSinceLastWarning: 5 });
+  t.equal(captured.lines.length, 2);
+  t.match(captured.lines[1], { droppedTotal: 6, droppedSinceLastWarning: 5 });
 
   release();
   const delivered = await Promise.all(deliveries.slice(0, concurrency + queueMax));
