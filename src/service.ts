@@ -10,6 +10,7 @@ import { startStoragePool } from './actors/storage-pool.ts';
 import type { Config } from './config.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres.ts';
 import { migrateUp } from './db/migrate.ts';
+import { createConnectionLimit } from './http/connection-limit.ts';
 import { buildApp, listen } from './http/server.ts';
 import { buildRoutes } from './http/routes.ts';
 import { createLogger, redactUrlPasswords, type Logger } from './log.ts';
@@ -115,6 +116,7 @@ async function startOn(
     batchMax: config.INGEST_BATCH_MAX,
     batchWaitMs: config.INGEST_BATCH_WAIT_MS,
     queueMax: config.INGEST_QUEUE_MAX,
+    queueMaxBytes: config.INGEST_QUEUE_MAX_BYTES,
     maxInFlight: config.STORAGE_WORKERS * config.DB_CONNECTIONS_PER_WORKER,
     writeTimeoutMs: config.DB_QUERY_TIMEOUT_MS,
   });
@@ -139,13 +141,17 @@ async function startOn(
     pool,
     batchMaxEvents: config.BATCH_MAX_EVENTS,
     timeoutMs: config.DB_QUERY_TIMEOUT_MS,
+    maxRules: config.MAX_RULES,
     metrics,
     // The change is committed either way; a failed reload is logged and retried by ruleSync.
     onRuleChanged: (id) => ruleSync.changed(id),
   });
-  const app = buildApp(routes, { maxBodyBytes: config.MAX_BODY_BYTES, log, gate });
+  // One count for HTTP requests in progress and WebSockets: MAX_CONNECTIONS bounds both together.
+  const connections = createConnectionLimit(config.MAX_CONNECTIONS);
+  const app = buildApp(routes, { maxBodyBytes: config.MAX_BODY_BYTES, log, gate, connections });
   const stomp = attachStomp(app, {
     serverVersion: SERVICE_VERSION,
+    connections,
     log,
     currentMetricsJson: () => metrics.snapshotJson(),
   });

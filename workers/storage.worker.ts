@@ -112,12 +112,18 @@ function settle<T extends object, W extends string>(
 
 const NAME_TAKEN = 'A rule with this name already exists';
 
-export const createRule: StorageHandlers['createRule'] = async ({ rule }) => {
-  const result = await guarded('createRule', () => rules.createRule(sql, rule));
+export const createRule: StorageHandlers['createRule'] = async ({ rule, maxRules }) => {
+  const result = await guarded('createRule', () => rules.createRule(sql, rule, maxRules));
   if (!result.ok) return result;
-  return result.value === 'NAME_TAKEN'
-    ? { ok: false, code: 'NAME_TAKEN', message: NAME_TAKEN }
-    : { ok: true, value: result.value };
+  if (result.value === 'NAME_TAKEN') return { ok: false, code: 'NAME_TAKEN', message: NAME_TAKEN };
+  if (result.value === 'RULE_LIMIT') {
+    return {
+      ok: false,
+      code: 'RULE_LIMIT',
+      message: `At most ${maxRules} rules may exist (MAX_RULES); delete one to make room`,
+    };
+  }
+  return { ok: true, value: result.value };
 };
 
 export const getRule: StorageHandlers['getRule'] = async ({ id }) =>

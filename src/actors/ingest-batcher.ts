@@ -22,6 +22,12 @@ export interface IngestBatcherOptions {
   readonly batchWaitMs: number;
   readonly queueMax: number;
   /**
+   * Bytes of the requests whose events are accepted but not yet committed (each request's body
+   * length, which the front already has: no event is measured); beyond it: OVERLOADED, as for
+   * queueMax. Large events would otherwise fill memory long before queueMax events. Absent: no bound.
+   */
+  readonly queueMaxBytes?: number;
+  /**
    * Batches written at once (the storage connections). Each write holds one slot, whose number is
    * also the counter shard it writes, so concurrent batches never touch the same counter rows.
    * Absent: unbounded.
@@ -49,8 +55,11 @@ const WRITE_TIMEOUT: Result<never, DbFailure> = {
 };
 
 export interface IngestBatcher {
-  /** Resolves with the events' ids in order once stored; rejects OVERLOADED when the queue is full. */
-  submit(events: readonly NewEvent[]): Promise<Result<readonly number[], DbFailure>>;
+  /**
+   * Resolves with the events' ids in order once stored; rejects OVERLOADED when the queue is full
+   * in events or in bytes. `bytes`: the size of the request that carried them (its body length).
+   */
+  submit(events: readonly NewEvent[], bytes: number): Promise<Result<readonly number[], DbFailure>>;
   /** Events accepted but not yet committed or failed. */
   pending(): number;
   /** Writes what is queued and resolves when every submitted event is settled. */
@@ -63,6 +72,8 @@ export interface IngestBatcher {
  */
 interface Request {
   readonly events: readonly NewEvent[];
+  /** What the request counts against queueMaxBytes until its write ends. */
+  readonly bytes: number;
   /** timers.now() when queued: how long the head of the queue has lingered. */
   readonly queuedAt: number;
   readonly timers: BatcherTimers;
@@ -95,10 +106,12 @@ export function createIngestBatcher(
   options: IngestBatcherOptions,
 ): IngestBatcher {
   const maxInFlight = options.maxInFlight ?? Number.POSITIVE_INFINITY;
+  const queueMaxBytes = options.queueMaxBytes ?? Number.POSITIVE_INFINITY;
   const timers = options.timers ?? REAL_TIMERS;
   let queue: Request[] = [];
   let queuedEvents = 0;
   let pendingEvents = 0;
+  let pendingBytes = 0;
   let scheduled = false;
   let timer: unknown;
   const freeSlots: number[] = [];
@@ -126,6 +139,7 @@ export function createIngestBatcher(
 
   const write = (requests: Request[], slot: number): void => {
     const events = requests.flatMap((r) => r.events);
+    const bytes = requests.reduce((sum, r) => sum + r.bytes, 0);
     const settled = pool
       .run('insertEvents', { events, shard: slot })
       .then(
@@ -144,6 +158,7 @@ export function createIngestBatcher(
       )
       .finally(() => {
         pendingEvents -= events.length;
+        pendingBytes -= bytes;
         freeSlots.push(slot);
         inFlight.delete(settled);
         // What queued up while this write ran is the next batch.
@@ -181,12 +196,19 @@ export function createIngestBatcher(
   };
 
   return {
-    submit(events) {
+    submit(events, bytes) {
       if (pendingEvents + events.length > options.queueMax) return Promise.reject(overloaded);
+      // A request alone larger than the bound still goes through an empty queue (it passed
+      // MAX_BODY_BYTES): otherwise a low setting would refuse it forever.
+      if (pendingBytes > 0 && pendingBytes + bytes > queueMaxBytes) {
+        return Promise.reject(overloaded);
+      }
       pendingEvents += events.length;
+      pendingBytes += bytes;
       return new Promise((resolve, reject) => {
         const request: Request = {
           events,
+          bytes,
           queuedAt: timers.now(),
           timers,
           resolve,

@@ -74,9 +74,27 @@ const isNameTaken = (error: unknown): boolean =>
 
 const json = (sql: Sql | Tx, value: unknown) => sql.json(value as Parameters<Sql['json']>[0]);
 
-export async function createRule(sql: Sql, rule: RuleFields): Promise<RuleRecord | 'NAME_TAKEN'> {
+/**
+ * Class of the advisory lock that serialises rule creations (the two-integer key space, apart from
+ * the migrations' single-key lock); the object is the rules table's oid, so one lock per schema.
+ */
+const CREATE_LOCK_CLASS = 0x76676c72; // 'vglr'
+
+/**
+ * Inserts the rule unless `maxRules` rules exist (every status: an archived rule is still stored,
+ * listed and may be enabled again). The count and the insert run under one transaction-scoped
+ * advisory lock, so concurrent creates cannot both see room for the last rule.
+ */
+export async function createRule(
+  sql: Sql,
+  rule: RuleFields,
+  maxRules: number,
+): Promise<RuleRecord | 'NAME_TAKEN' | 'RULE_LIMIT'> {
   try {
     return await sql.begin(async (tx) => {
+      await tx`SELECT pg_advisory_xact_lock(${CREATE_LOCK_CLASS}, 'rules'::regclass::oid::int)`;
+      const [stored] = await tx<{ n: number }[]>`SELECT count(*)::int AS n FROM rules`;
+      if ((stored as { n: number }).n >= maxRules) return 'RULE_LIMIT' as const;
       const [next] = await tx<{ id: number }[]>`SELECT nextval('rules_id_seq')::int AS id`;
       const id = (next as { id: number }).id;
       const { drl, hash } = drlOf(id, rule);

@@ -1,7 +1,7 @@
 /**
  * @module The uWS request adapter (front thread): copy what is needed from `req` (it is only valid
  * synchronously), attach onAborted, read and parse the bounded body, call the handler, answer in
- * one corked write. Nothing thrown here can reach uWS.
+ * one corked write. Nothing thrown here can reach uWS: a handler's throw or rejection is a 500.
  */
 import type uWS from 'uWebSockets.js';
 import { AppError, validationError } from '../errors.ts';
@@ -12,6 +12,7 @@ import { send, type Exchange, type Reply } from './reply.ts';
 import { depthOf } from '../schemas/json-guards.ts';
 import type { Query, Request, Route } from './route-types.ts';
 import { acceptsGzip } from './accept-encoding.ts';
+import { tooManyConnections, type ConnectionLimit } from './connection-limit.ts';
 
 /**
  * Deeper than any valid body (event metadata nests at most 32 levels, rule JSON 64): refused
@@ -24,6 +25,8 @@ export interface AdapterContext {
   readonly log: Logger;
   /** Counts requests in progress, so shutdown can wait for them; answers 503 while draining. */
   readonly gate: RequestGate;
+  /** MAX_CONNECTIONS, shared with the STOMP endpoint; past it a request is answered 503. */
+  readonly connections: ConnectionLimit;
 }
 
 export interface RequestGate {
@@ -54,23 +57,55 @@ export function adapt(
   ctx: AdapterContext,
 ): (res: uWS.HttpResponse, req: uWS.HttpRequest) => void {
   const names = paramNames(route.path);
+  const serve = serveWith(route, names, ctx);
+  return (res, req) => {
+    // MAX_CONNECTIONS: a request holds a place until it is answered; one answered before this
+    // returns gives it back at once.
+    if (!ctx.connections.tryTake()) {
+      send(openExchange(res, req), { ...errorReply(tooManyConnections(), ctx.log), close: true });
+      return;
+    }
+    let pending: Promise<void> | undefined;
+    try {
+      pending = serve(res, req);
+    } finally {
+      if (pending === undefined) ctx.connections.release();
+    }
+    pending?.then(
+      () => ctx.connections.release(),
+      (error: unknown) => {
+        ctx.connections.release();
+        ctx.log.error({ err: error }, 'unexpected error while answering a request');
+      },
+    );
+  };
+}
+
+const openExchange = (res: uWS.HttpResponse, req: uWS.HttpRequest): Exchange => ({
+  res,
+  head: req.getMethod() === 'head',
+  aborted: false,
+  answered: false,
+});
+
+/** Serves one request; a promise while the request is still in progress (body or answer pending). */
+function serveWith(
+  route: Route,
+  names: readonly string[],
+  ctx: AdapterContext,
+): (res: uWS.HttpResponse, req: uWS.HttpRequest) => Promise<void> | undefined {
   return (res, req) => {
     const receivedAt = Date.now();
-    const exchange: Exchange = {
-      res,
-      head: req.getMethod() === 'head',
-      aborted: false,
-      answered: false,
-    };
+    const exchange = openExchange(res, req);
     // Answers sent before this handler returns need no abort hook: uWS only requires one for a
     // response that is still open when the handler returns.
     if (ctx.gate.draining) {
       send(exchange, { ...errorReply(shuttingDown(), ctx.log), close: true });
-      return;
+      return undefined;
     }
     // Most routes (ingest, GET /metrics) have no parameters: nothing to decode or check.
     const params = names.length === 0 ? NO_PARAMS : checkedParams(names, req, exchange, ctx);
-    if (params === null) return;
+    if (params === null) return undefined;
     const rawQuery = req.getQuery();
     const head: RequestHead = {
       params,
@@ -84,8 +119,7 @@ export function adapt(
       // only a pending answer needs to hear that the client went away.
       const reply = handle(route, { ...head, body: undefined, rawBody: '' }, ctx);
       if (reply instanceof Promise) res.onAborted(() => (exchange.aborted = true));
-      deliver(exchange, reply, ctx);
-      return;
+      return deliver(exchange, reply, ctx);
     }
     const contentType = req.getHeader('content-type');
     const declared = Number(req.getHeader('content-length') || 0);
@@ -100,7 +134,7 @@ export function adapt(
           ctx.log,
         ),
       );
-      return;
+      return undefined;
     }
     if (declared > ctx.maxBodyBytes) {
       send(
@@ -110,14 +144,14 @@ export function adapt(
           ctx.log,
         ),
       );
-      return;
+      return undefined;
     }
     const reader = readBody(res, ctx.maxBodyBytes);
     res.onAborted(() => {
       exchange.aborted = true;
       reader.abort();
     });
-    void withBody(route, exchange, reader.text, head, ctx);
+    return withBody(route, exchange, reader.text, head, ctx);
   };
 }
 
@@ -133,14 +167,22 @@ function handle(route: Route, request: Request, ctx: AdapterContext): Reply | Pr
   }
 }
 
-/** Sends a reply at once, or once its promise settles; a pending reply holds the drain gate. */
-function deliver(exchange: Exchange, reply: Reply | Promise<Reply>, ctx: AdapterContext): void {
+/**
+ * Sends a reply at once, or once its promise settles (then answers a promise of that): a pending
+ * reply holds the drain gate. A rejection, whatever it holds, becomes its error reply (a 500 for
+ * anything but an AppError), never an unhandled rejection.
+ */
+function deliver(
+  exchange: Exchange,
+  reply: Reply | Promise<Reply>,
+  ctx: AdapterContext,
+): Promise<void> | undefined {
   if (!(reply instanceof Promise)) {
     send(exchange, reply);
-    return;
+    return undefined;
   }
   ctx.gate.enter();
-  void reply
+  return reply
     .catch((error: unknown) => errorReply(error, ctx.log))
     .then((settled) => send(exchange, settled))
     .finally(() => ctx.gate.leave());
@@ -173,7 +215,7 @@ async function withBody(
     send(exchange, errorReply(error, ctx.log));
     return;
   }
-  deliver(exchange, handle(route, { ...head, body, rawBody }, ctx), ctx);
+  await deliver(exchange, handle(route, { ...head, body, rawBody }, ctx), ctx);
 }
 
 /** The route's decoded path parameters, or null once a 400 naming the bad one has been sent. */

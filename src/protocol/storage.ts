@@ -43,9 +43,11 @@ export interface StorageHandlers {
   getEvent(input: { readonly id: number }): Promise<Result<EventRecord, DbFailure | 'NOT_FOUND'>>;
   ping(input: Record<string, never>): Promise<Result<true, DbFailure>>;
 
+  /** Refused with RULE_LIMIT when `maxRules` rules already exist. */
   createRule(input: {
     readonly rule: RuleFields;
-  }): Promise<Result<RuleRecord, DbFailure | 'NAME_TAKEN'>>;
+    readonly maxRules: number;
+  }): Promise<Result<RuleRecord, DbFailure | 'NAME_TAKEN' | 'RULE_LIMIT'>>;
   getRule(input: { readonly id: number }): Promise<Result<RuleRecord, RuleFailure>>;
   listRules(input: {
     readonly filter: RuleFilter;

@@ -2,9 +2,10 @@
  * @module The event ingestion request (spec 2.2, DESIGN 2): typebox schema compiled once, plus
  * the checks a schema cannot express, turning a parsed body into a NewEvent or field errors.
  */
-import { Kind, Type, TypeRegistry, type Static } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { SEVERITIES, type NewEvent, type Severity } from '../domain/event.ts';
+import { Characters } from './characters.ts';
 import { depthOf, findUnstorable } from './json-guards.ts';
 import { schemaErrors } from './schema-errors.ts';
 import { parseInstant } from './timestamp.ts';
@@ -14,43 +15,20 @@ export const MAX_METADATA_DEPTH = 32;
 
 const INSTANT_MESSAGE = 'must be an ISO 8601 instant with a zone, e.g. 2026-11-22T19:30:00.123Z';
 
-/**
- * A string whose length counts characters (code points), as JSON Schema's minLength/maxLength
- * do; typebox's own String counts UTF-16 units, so 255 emoji would count as 510.
- */
-const CHARACTERS = 'VigilCharacters';
-interface CharactersSchema {
-  readonly minLength: number;
-  readonly maxLength: number;
-}
-/** Code points in `text`, counting stops past `max`. */
-const characters = (text: string, max: number): number => {
-  let n = 0;
-  for (let i = 0; i < text.length && n <= max; i++, n++) {
-    if ((text.codePointAt(i) as number) > 0xffff) i++;
-  }
-  return n;
-};
-TypeRegistry.Set<CharactersSchema>(CHARACTERS, (schema, value) => {
-  if (typeof value !== 'string') return false;
-  // A code point is one or two UTF-16 units: count only when the unit count cannot decide.
-  if (value.length >= schema.minLength && value.length <= schema.maxLength) return true;
-  if (value.length < schema.minLength || value.length > 2 * schema.maxLength) return false;
-  const n = characters(value, schema.maxLength);
-  return n >= schema.minLength && n <= schema.maxLength;
-});
+/** eventType, source, userId and sessionId: like the spec's eventType (spec 2.2). */
+export const MAX_NAME_CHARACTERS = 255;
 
 const Name = (what: string) =>
-  Type.Unsafe<string>({
-    [Kind]: CHARACTERS,
-    type: 'string',
-    minLength: 1,
-    maxLength: 255,
-    errorMessage: `${what} must be a non-empty string of at most 255 characters`,
+  Characters(
+    1,
+    MAX_NAME_CHARACTERS,
+    `${what} must be a non-empty string of at most ${MAX_NAME_CHARACTERS} characters`,
+  );
+/** userId, sessionId: each sits in metrics snapshots and STOMP frames, so it is bounded too. */
+const OptionalName = (what: string) =>
+  Type.Union([Characters(0, MAX_NAME_CHARACTERS, ''), Type.Null()], {
+    errorMessage: `${what} must be a string of at most ${MAX_NAME_CHARACTERS} characters, or null`,
   });
-const NullableString = Type.Union([Type.String(), Type.Null()], {
-  errorMessage: 'must be a string or null',
-});
 
 /**
  * Any key. typebox's default record key pattern `^(.*)$` does not match a key holding a line
@@ -63,8 +41,8 @@ export const EventRequestSchema = Type.Object(
     eventType: Name('eventType'),
     source: Name('source'),
     timestamp: Type.Optional(Type.String({ errorMessage: INSTANT_MESSAGE })),
-    userId: Type.Optional(NullableString),
-    sessionId: Type.Optional(NullableString),
+    userId: Type.Optional(OptionalName('userId')),
+    sessionId: Type.Optional(OptionalName('sessionId')),
     severity: Type.Optional(
       Type.Union(
         SEVERITIES.map((s) => Type.Literal(s)),

@@ -9,13 +9,21 @@ import { notificationConfigErrors } from '../domain/rules/notification-config.ts
 import { validateRuleConfig } from '../domain/rules/rule-config-validation.ts';
 import type { RuleTestInput } from '../domain/rules/rule-test.ts';
 import {
+  EVALUATED_RULE_TYPES,
+  MAX_ALERTS_PER_HOUR,
+  MAX_RULE_DESCRIPTION_CHARACTERS,
+  MAX_RULE_NAME_CHARACTERS,
+  MAX_SUPPRESSION_WINDOW_MINUTES,
   NOTIFICATION_CHANNELS,
+  notAvailableYet,
   RULE_DEFAULTS,
   RULE_SEVERITIES,
   RULE_TYPES,
   type NotificationChannel,
+  type RuleType,
 } from '../domain/rules/rule-types.ts';
 import type { RuleFields } from '../domain/rules/rule.ts';
+import { Characters } from './characters.ts';
 import { depthOf, findUnstorable } from './json-guards.ts';
 import { schemaErrors } from './schema-errors.ts';
 
@@ -34,12 +42,15 @@ const AnyObject = (options?: SchemaOptions) => Type.Record(Type.String(), Type.U
 
 /** The fields a rule author sets (RuleFields), each with the message of its every fault. */
 const FIELDS = {
-  name: Type.String({
-    minLength: 1,
-    maxLength: 255,
-    errorMessage: 'name must be a string of 1 to 255 characters',
-  }),
-  description: Nullable(Type.String(), 'description must be a string or null'),
+  name: Characters(
+    1,
+    MAX_RULE_NAME_CHARACTERS,
+    `name must be a string of 1 to ${MAX_RULE_NAME_CHARACTERS} characters`,
+  ),
+  description: Nullable(
+    Characters(0, MAX_RULE_DESCRIPTION_CHARACTERS, ''),
+    `description must be a string of at most ${MAX_RULE_DESCRIPTION_CHARACTERS} characters, or null`,
+  ),
   ruleType: literals(RULE_TYPES, `ruleType must be one of ${RULE_TYPES.join(', ')}`),
   ruleConfig: AnyObject({ errorMessage: 'ruleConfig must be an object' }),
   severity: literals(RULE_SEVERITIES, `severity must be one of ${RULE_SEVERITIES.join(', ')}`),
@@ -58,13 +69,13 @@ const FIELDS = {
   notificationConfig: Nullable(AnyObject(), 'notificationConfig must be an object or null'),
   suppressionWindowMinutes: Type.Integer({
     minimum: 0,
-    maximum: INT32_MAX,
-    errorMessage: `suppressionWindowMinutes must be an integer from 0 to ${INT32_MAX} (0 = no suppression)`,
+    maximum: MAX_SUPPRESSION_WINDOW_MINUTES,
+    errorMessage: `suppressionWindowMinutes must be an integer from 0 to ${MAX_SUPPRESSION_WINDOW_MINUTES} (0 = no suppression)`,
   }),
   maxAlertsPerHour: Type.Integer({
     minimum: 1,
-    maximum: INT32_MAX,
-    errorMessage: `maxAlertsPerHour must be an integer from 1 to ${INT32_MAX}`,
+    maximum: MAX_ALERTS_PER_HOUR,
+    errorMessage: `maxAlertsPerHour must be an integer from 1 to ${MAX_ALERTS_PER_HOUR}`,
   }),
   createdBy: Nullable(
     Type.String({ maxLength: 255 }),
@@ -199,10 +210,21 @@ function checkNotifications(
   }
 }
 
+/**
+ * A rule type that cannot be created yet, named under `ruleType` (the field to change); its
+ * config is then not judged: no config of it would do.
+ */
+function unavailableType(ruleType: RuleType | undefined, errors: Record<string, string>): boolean {
+  if (ruleType === undefined || EVALUATED_RULE_TYPES.has(ruleType)) return false;
+  errors['ruleType'] = notAvailableYet(ruleType);
+  return true;
+}
+
 function checkCreate(body: unknown): RuleBodyCheck<RuleFields> {
   if (!CreateCheck.Check(body)) return { ok: false, errors: bodyErrors(CreateCheck, body) };
   const errors: Record<string, string> = {};
   unstorable(body, errors);
+  if (unavailableType(body.ruleType, errors)) return { ok: false, errors };
   const config = validateRuleConfig(body.ruleType, body.ruleConfig);
   if (!config.ok) errors['ruleConfig'] = configErrors(config.errors);
   checkNotifications(body.notificationChannels ?? [], body.notificationConfig, errors);
@@ -233,7 +255,8 @@ function checkUpdate(body: unknown, current: CurrentRuleConfig): RuleBodyCheck<R
   const { ruleConfig: rawConfig, ...rest } = body;
   const value: { -readonly [K in keyof RuleUpdateInput]: RuleUpdateInput[K] } = { ...rest };
   // A new ruleType revalidates the config it will run with: the body's, else the stored one.
-  if (body.ruleType !== undefined || rawConfig !== undefined) {
+  const unavailable = unavailableType(body.ruleType, errors);
+  if (!unavailable && (body.ruleType !== undefined || rawConfig !== undefined)) {
     const ruleType = body.ruleType ?? current.ruleType;
     const checked = validateRuleConfig(ruleType, rawConfig ?? current.ruleConfig);
     if (checked.ok) value.ruleConfig = checked.config;
@@ -252,6 +275,8 @@ function checkUpdate(body: unknown, current: CurrentRuleConfig): RuleBodyCheck<R
 
 function checkTest(body: unknown): RuleBodyCheck<RuleTestInput & RuleTestBody> {
   if (!TestCheck.Check(body)) return { ok: false, errors: bodyErrors(TestCheck, body) };
+  const errors: Record<string, string> = {};
+  if (unavailableType(body.ruleType, errors)) return { ok: false, errors };
   return { ok: true, value: body };
 }
 
@@ -264,6 +289,7 @@ function checkTest(body: unknown): RuleBodyCheck<RuleTestInput & RuleTestBody> {
  *   that will run, and `value.ruleConfig` is then the normalised config; a new notificationChannels
  *   or notificationConfig is validated merged with the stored other one.
  * - test: the body's shape only; ruleConfig content is judged by testRule (a 200 result).
+ * A ruleType outside EVALUATED_RULE_TYPES is refused on all three, under `ruleType`.
  */
 export function checkRuleBody(kind: 'create', body: unknown): RuleBodyCheck<RuleFields>;
 export function checkRuleBody(

@@ -26,7 +26,11 @@ export interface SubscriberOwner {
 export interface BroadcasterOptions<S> {
   /** Skip a socket while more than this many bytes wait in its user-space send buffer. */
   readonly softBufferBytes: number;
-  /** Close a socket once its buffer passes this (uWS maxBackpressure should match). */
+  /**
+   * Close a socket once its buffer holds more than this beyond the last MESSAGE sent to it. That
+   * frame is not counted: a snapshot may be larger than any fixed limit, and a reader that is
+   * draining it is healthy (it got the frame only with at most softBufferBytes waiting).
+   */
   readonly hardBufferBytes: number;
   /** Close a socket that stays over the soft limit this long (a client that stopped reading). */
   readonly slowClientTimeoutMs: number;
@@ -71,6 +75,8 @@ const HEAD_ROOM = 512;
 export class Broadcaster<S extends BroadcastSocket> {
   private readonly targets = new Map<S, Target<S>>();
   private readonly byDestination = new Map<Destination, Set<Route<S>>>();
+  /** Bytes of the last MESSAGE sent to each socket: its allowance above hardBufferBytes. */
+  private readonly lastFrameBytes = new Map<S, number>();
   private readonly counters: BroadcastStats = {
     published: 0,
     delivered: 0,
@@ -131,6 +137,7 @@ export class Broadcaster<S extends BroadcastSocket> {
   }
 
   removeSocket(socket: S): void {
+    this.lastFrameBytes.delete(socket);
     const target = this.targets.get(socket);
     if (target === undefined) return;
     for (const route of target.routes.values()) {
@@ -150,6 +157,21 @@ export class Broadcaster<S extends BroadcastSocket> {
     this.closeAll(toClose);
   }
 
+  /**
+   * After a send outside the broadcaster (a RECEIPT, an ERROR, a heart-beat): closes the socket,
+   * and answers true, when its buffer is over the hard limit (a client that sends but never reads).
+   */
+  closeIfOverHardLimit(socket: S): boolean {
+    if (!this.overHardLimit(socket)) return false;
+    this.closeAll(new Map([[socket, 'hard-limit']]));
+    return true;
+  }
+
+  private overHardLimit(socket: S): boolean {
+    const allowance = this.lastFrameBytes.get(socket) ?? 0;
+    return socket.getBufferedAmount() > this.options.hardBufferBytes + allowance;
+  }
+
   /** The current snapshot for a new subscriber, through the same backpressure rules. */
   sendTo(socket: S, subscriptionId: string, bodyJson: string, now: number): void {
     const route = this.targets.get(socket)?.routes.get(subscriptionId);
@@ -167,11 +189,11 @@ export class Broadcaster<S extends BroadcastSocket> {
   ): void {
     const target = route.target;
     if (toClose.has(target.socket)) return;
-    const buffered = target.socket.getBufferedAmount();
-    if (buffered > this.options.hardBufferBytes) {
+    if (this.overHardLimit(target.socket)) {
       toClose.set(target.socket, 'hard-limit');
       return;
     }
+    const buffered = target.socket.getBufferedAmount();
     if (buffered > this.options.softBufferBytes) {
       // Skipped, not queued: the next publish carries newer data, so memory stays bounded.
       this.counters.skipped += 1;
@@ -205,9 +227,10 @@ export class Broadcaster<S extends BroadcastSocket> {
     }
     this.counters.delivered += 1;
     target.owner.noteSent(now);
-    if (target.socket.getBufferedAmount() > this.options.hardBufferBytes) {
-      toClose.set(target.socket, 'hard-limit');
-    }
+    // Sent with at most softBufferBytes waiting, so the frame alone cannot make this socket over
+    // the limit: only what was queued around it can.
+    this.lastFrameBytes.set(target.socket, message.length);
+    if (this.overHardLimit(target.socket)) toClose.set(target.socket, 'hard-limit');
   }
 
   private closeAll(toClose: Map<S, 'hard-limit' | 'dropped' | 'stalled'>): void {

@@ -1,6 +1,7 @@
 // Wires STOMP onto a uWS app: upgrade (subprotocol), per-socket StompSession, one shared timer
 // for heart-beats and deadlines, and the broadcaster. Runs on the front thread; no callback throws.
 import type { TemplatedApp, WebSocket, WebSocketBehavior } from 'uWebSockets.js';
+import { UNLIMITED_CONNECTIONS, type ConnectionLimit } from '../http/connection-limit.ts';
 import { Broadcaster } from './broadcaster.ts';
 import type { BroadcastStats } from './broadcaster.ts';
 import { CLOSE_GOING_AWAY, StompSession, negotiateSubprotocol } from './session.ts';
@@ -26,7 +27,10 @@ export interface StompEndpointOptions {
   readonly maxMessageBytes?: number;
   /** Broadcasts skip a socket with more than this buffered. Default 256 KiB. */
   readonly softBufferBytes?: number;
-  /** A socket with more than this buffered is closed (uWS maxBackpressure). Default 2 MiB. */
+  /**
+   * A socket with more than this buffered beyond the last MESSAGE sent to it is closed (a snapshot
+   * larger than this still reaches a reader that keeps up). Default 2 MiB.
+   */
   readonly hardBufferBytes?: number;
   /** A socket skipped continuously for this long is closed. Default 30 000 ms. */
   readonly slowClientTimeoutMs?: number;
@@ -44,6 +48,8 @@ export interface StompEndpointOptions {
   readonly idleTimeoutSeconds?: number;
   /** The clock (ms) deadlines and stalls are measured with. Default Date.now; tests move their own. */
   readonly now?: () => number;
+  /** MAX_CONNECTIONS, shared with the HTTP adapter: each open socket holds a place. Default: none. */
+  readonly connections?: ConnectionLimit;
 }
 
 export interface StompStats extends BroadcastStats {
@@ -72,6 +78,8 @@ export interface SocketData {
 type Socket = WebSocket<SocketData>;
 
 const KiB = 1024;
+/** WebSocket close code 1013, Try Again Later (RFC 6455 registry): MAX_CONNECTIONS reached. */
+const CLOSE_TRY_AGAIN_LATER = 1013;
 
 interface Resolved {
   readonly paths: readonly string[];
@@ -154,7 +162,7 @@ function describe(err: unknown): string {
 
 export function attachStomp(app: TemplatedApp, options: StompEndpointOptions): StompEndpoint {
   const config = resolve(options);
-  const { log, now: clock = Date.now } = options;
+  const { log, now: clock = Date.now, connections = UNLIMITED_CONNECTIONS } = options;
   const tickMs = tickInterval(config);
   const sessionConfig: SessionConfig = {
     server: `vigil/${options.serverVersion}`,
@@ -217,6 +225,7 @@ export function attachStomp(app: TemplatedApp, options: StompEndpointOptions): S
       switch (action.type) {
         case 'send':
           ws.send(action.data, false);
+          if (broadcaster.closeIfOverHardLimit(ws)) return;
           break;
         case 'subscribe': {
           broadcaster.add(ws, session, action.id, action.destination, action.ackHeader);
@@ -270,9 +279,10 @@ export function attachStomp(app: TemplatedApp, options: StompEndpointOptions): S
 
   const behavior: WebSocketBehavior<SocketData> = {
     maxPayloadLength: config.maxMessageBytes,
-    maxBackpressure: config.hardBufferBytes,
-    // Typed as number in our fork's index.d.ts; uWS reads it as a boolean.
-    closeOnBackpressureLimit: 1,
+    // Off (0): uWS would drop, and close on, any send (a heart-beat, a ping) while more than a
+    // fixed amount is buffered, so a healthy reader of a snapshot larger than that would be cut
+    // off. The broadcaster bounds each buffer instead (hardBufferBytes beyond the last frame).
+    maxBackpressure: 0,
     idleTimeout: config.idleTimeoutSeconds,
     sendPingsAutomatically: true,
 
@@ -280,6 +290,10 @@ export function attachStomp(app: TemplatedApp, options: StompEndpointOptions): S
       try {
         if (!accepting) {
           res.writeStatus('503 Service Unavailable').end('shutting down', true);
+          return;
+        }
+        if (connections.full()) {
+          res.writeStatus('503 Service Unavailable').end('too many connections', true);
           return;
         }
         // req is only valid during this call: read everything before upgrading.
@@ -302,6 +316,12 @@ export function attachStomp(app: TemplatedApp, options: StompEndpointOptions): S
 
     open: (ws) => {
       guard('open', ws, () => {
+        // Taken here, not at the upgrade, so that a place is held exactly while a socket exists
+        // (close releases it); an HTTP request may have taken the last one in between.
+        if (!connections.tryTake()) {
+          ws.end(CLOSE_TRY_AGAIN_LATER, 'too many connections');
+          return;
+        }
         sessions.add(ws);
         startTimer();
       });
@@ -319,7 +339,7 @@ export function attachStomp(app: TemplatedApp, options: StompEndpointOptions): S
 
     close: (ws) => {
       guard('close', null, () => {
-        sessions.delete(ws);
+        if (sessions.delete(ws)) connections.release();
         broadcaster.removeSocket(ws);
         ws.getUserData().session.markClosed();
         if (sessions.size === 0) stopTimer();

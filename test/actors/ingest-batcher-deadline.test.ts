@@ -38,7 +38,7 @@ void t.test('a write past the deadline answers DB_FAILURE, the queue stays bound
     timers,
   });
   let settled = false;
-  const answer = batcher.submit([event(1), event(2)]).finally(() => (settled = true));
+  const answer = batcher.submit([event(1), event(2)], 100).finally(() => (settled = true));
   await tick();
   t.same(timers.pending(), [50], 'the deadline is writeTimeoutMs away');
   timers.advance(49);
@@ -48,7 +48,10 @@ void t.test('a write past the deadline answers DB_FAILURE, the queue stays bound
   t.same(await answer, { ok: false, code: 'DB_FAILURE', message: 'database timeout' });
   t.equal(batcher.pending(), 2, 'still counted until the write ends');
   await t.rejects(
-    batcher.submit(Array.from({ length: 14 }, (_, i) => event(i))),
+    batcher.submit(
+      Array.from({ length: 14 }, (_, i) => event(i)),
+      100,
+    ),
     { code: 'OVERLOADED' },
     'the bound counts the timed-out write',
   );
@@ -67,7 +70,7 @@ void t.test('a write in time answers its ids; no deadline means waiting', async 
     writeTimeoutMs: 5_000,
     timers,
   });
-  const answer = batcher.submit([event(1), event(2)]);
+  const answer = batcher.submit([event(1), event(2)], 100);
   await tick();
   t.equal(writes(), 1, 'the write started');
   timers.advance(4_999);
@@ -84,7 +87,7 @@ void t.test('a write in time answers its ids; no deadline means waiting', async 
     timers: patientTimers,
   });
   let settled = false;
-  const later = waiting.submit([event(3)]).finally(() => (settled = true));
+  const later = waiting.submit([event(3)], 100).finally(() => (settled = true));
   await tick();
   t.equal(patient.writes(), 1, 'the write started');
   t.same(patientTimers.pending(), [], 'without writeTimeoutMs no deadline is set');

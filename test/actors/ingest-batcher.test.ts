@@ -31,18 +31,16 @@ function heldPool(): { pool: StoragePool; writes: Write[] } {
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
+/** One writer, room for every test's events, no lingering. */
+const ONE_WRITER = { batchMax: 100, batchWaitMs: 0, queueMax: 10_000, maxInFlight: 1 };
+
 t.test('requests arriving while the writers are busy form one next batch', async (t) => {
   const { pool, writes } = heldPool();
-  const batcher = createIngestBatcher(pool, {
-    batchMax: 100,
-    batchWaitMs: 0,
-    queueMax: 10_000,
-    maxInFlight: 1,
-  });
-  const first = batcher.submit([event(0)]);
+  const batcher = createIngestBatcher(pool, ONE_WRITER);
+  const first = batcher.submit([event(0)], 100);
   await tick();
   t.equal(writes.length, 1, 'the first request is written at once');
-  const later = [1, 2, 3].map((i) => batcher.submit([event(i), event(i + 10)]));
+  const later = [1, 2, 3].map((i) => batcher.submit([event(i), event(i + 10)], 100));
   await tick();
   t.equal(writes.length, 1, 'no second write while the only slot is busy');
   writes[0]?.finish();
@@ -69,7 +67,10 @@ t.test('batches keep whole requests, stay within batchMax and use distinct shard
   });
   const sizes = [3, 3, 2, 4, 1];
   const answers = sizes.map((n, r) =>
-    batcher.submit(Array.from({ length: n }, (_, i) => event(r * 10 + i))),
+    batcher.submit(
+      Array.from({ length: n }, (_, i) => event(r * 10 + i)),
+      100,
+    ),
   );
   await tick();
   t.same(
@@ -100,8 +101,11 @@ t.test('past queueMax a request is refused with OVERLOADED and nothing is queued
     queueMax: 10,
     maxInFlight: 1,
   });
-  const held = batcher.submit(Array.from({ length: 8 }, (_, i) => event(i)));
-  await t.rejects(batcher.submit([event(1), event(2), event(3)]), { code: 'OVERLOADED' });
+  const held = batcher.submit(
+    Array.from({ length: 8 }, (_, i) => event(i)),
+    100,
+  );
+  await t.rejects(batcher.submit([event(1), event(2), event(3)], 100), { code: 'OVERLOADED' });
   t.equal(batcher.pending(), 8);
   await tick();
   writes[0]?.finish();
@@ -109,6 +113,31 @@ t.test('past queueMax a request is refused with OVERLOADED and nothing is queued
   await batcher.drain();
   t.equal(batcher.pending(), 0);
 });
+
+t.test(
+  'past queueMaxBytes a request is refused with OVERLOADED; a write frees its bytes',
+  async (t) => {
+    const { pool, writes } = heldPool();
+    const batcher = createIngestBatcher(pool, { ...ONE_WRITER, queueMaxBytes: 1000 });
+    // Alone in an empty queue, a request larger than the bound still goes (it passed MAX_BODY_BYTES).
+    const large = batcher.submit([event(0)], 5000);
+    await t.rejects(batcher.submit([event(1)], 1), { code: 'OVERLOADED' }, 'full in bytes');
+    t.equal(batcher.pending(), 1, 'the refused request is not queued');
+    await tick();
+    writes[0]?.finish();
+    await large;
+    await batcher.drain(); // the write has ended: its bytes are free
+    const first = batcher.submit([event(2)], 600);
+    await t.rejects(batcher.submit([event(3)], 401), { code: 'OVERLOADED' }, '600 + 401 > 1000');
+    const second = batcher.submit([event(4)], 400);
+    await tick();
+    t.equal(writes.length, 2, 'both requests went out in one batch');
+    writes[1]?.finish();
+    await Promise.all([first, second]);
+    await batcher.drain();
+    t.equal(batcher.pending(), 0);
+  },
+);
 
 t.test('under load a batch lingers batchWaitMs for more events', async (t) => {
   const { pool, writes } = heldPool();
@@ -120,16 +149,16 @@ t.test('under load a batch lingers batchWaitMs for more events', async (t) => {
     maxInFlight: 4,
     timers,
   });
-  const lone = batcher.submit([event(0)]);
+  const lone = batcher.submit([event(0)], 100);
   await tick();
   t.equal(writes.length, 1, 'with nothing in flight a request leaves at the next turn');
   t.same(timers.pending(), [], 'without lingering');
-  const early = batcher.submit([event(1)]);
+  const early = batcher.submit([event(1)], 100);
   await tick();
   t.equal(writes.length, 1, 'with a write in flight the next one waits, though slots are free');
   t.same(timers.pending(), [200], 'for batchWaitMs');
   timers.advance(150);
-  const late = batcher.submit([event(2), event(3)]);
+  const late = batcher.submit([event(2), event(3)], 100);
   await tick();
   t.same(timers.pending(), [50], 'a later request does not extend the wait of the oldest');
   timers.advance(49);
@@ -156,12 +185,12 @@ t.test('a batch that reaches batchMax or finds nothing in flight does not linger
     maxInFlight: 4,
     timers,
   });
-  const first = batcher.submit([event(0)]);
+  const first = batcher.submit([event(0)], 100);
   await tick();
-  const full = batcher.submit([event(1), event(2), event(3)]);
+  const full = batcher.submit([event(1), event(2), event(3)], 100);
   await tick();
   t.equal(writes.length, 2, 'a full batch leaves at once beside the one in flight');
-  const waiting = batcher.submit([event(4)]);
+  const waiting = batcher.submit([event(4)], 100);
   await tick();
   t.equal(writes.length, 2, 'a small one lingers while writes are in flight');
   t.same(timers.pending(), [60_000], 'for batchWaitMs');

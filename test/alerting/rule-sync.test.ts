@@ -76,7 +76,7 @@ void t.test('an update changes the condition the evaluator checks', async (t) =>
   const metronome = await rules.create({
     ...quietRule('metronome', 0),
     suppressionWindowMinutes: 0,
-    maxAlertsPerHour: 100000,
+    maxAlertsPerHour: 3600,
   });
   t.teardown(() => rules.action(metronome.id, 'disable'));
   await postJson(svc, '/api/v1/events', { eventType: 'sync.check', source: 'test' }, 202);

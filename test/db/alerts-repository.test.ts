@@ -19,20 +19,29 @@ const MINUTE = 60_000;
 const NOW = Date.now();
 
 async function newRule(name: string, suppressionWindowMinutes = 0): Promise<RuleRecord> {
-  const created = await createRule(sql, {
-    name,
-    description: null,
-    ruleType: 'THRESHOLD',
-    ruleConfig: { metric: 'errorRate', operator: 'GREATER_THAN', threshold: 20, windowMinutes: 1 },
-    severity: 'HIGH',
-    priority: 0,
-    notificationChannels: [],
-    notificationConfig: null,
-    suppressionWindowMinutes,
-    maxAlertsPerHour: 10,
-    createdBy: null,
-  });
-  if (created === 'NAME_TAKEN') throw new Error('name taken');
+  const created = await createRule(
+    sql,
+    {
+      name,
+      description: null,
+      ruleType: 'THRESHOLD',
+      ruleConfig: {
+        metric: 'errorRate',
+        operator: 'GREATER_THAN',
+        threshold: 20,
+        windowMinutes: 1,
+      },
+      severity: 'HIGH',
+      priority: 0,
+      notificationChannels: [],
+      notificationConfig: null,
+      suppressionWindowMinutes,
+      maxAlertsPerHour: 10,
+      createdBy: null,
+    },
+    1000,
+  );
+  if (typeof created === 'string') throw new Error(created);
   return created;
 }
 

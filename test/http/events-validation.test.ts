@@ -96,6 +96,22 @@ const cases: Case[] = [
     body: { ...valid, sessionId },
     fields: ['sessionId'],
   })),
+  // ... of at most 255 characters: each sits in every metrics snapshot and STOMP frame.
+  {
+    name: 'userId of 256 characters',
+    body: { ...valid, userId: 'u'.repeat(256) },
+    fields: ['userId'],
+  },
+  {
+    name: 'sessionId of 256 characters outside the BMP',
+    body: { ...valid, sessionId: '😀'.repeat(256) },
+    fields: ['sessionId'],
+  },
+  {
+    name: 'userId of a megabyte',
+    body: { ...valid, userId: 'u'.repeat(1024 * 1024 - 200) },
+    fields: ['userId'],
+  },
   // tags: an object of string values; a bad value is named tags.<key>.
   ...[[], ['a'], 'region=eu', null, 5].map((tags) => ({
     name: `tags ${JSON.stringify(tags)}`,
@@ -279,3 +295,32 @@ void t.test('the same bodies are valid once the fault is removed', async (t) => 
   t.equal(res.status, 202);
   t.same(await stored(svc.db), { rows: 1, counted: 1 });
 });
+
+void t.test(
+  'userId and sessionId: 255 characters pass; longer ones are named, in a batch too',
+  async (t) => {
+    const longest = { ...valid, userId: 'u'.repeat(255), sessionId: '😀'.repeat(255) };
+    const one = await svc.request('/api/v1/events', { json: longest });
+    t.equal(one.status, 202, '255 characters, even of two UTF-16 units each');
+    const tooLong = await svc.request('/api/v1/events', {
+      json: { ...valid, userId: 'u'.repeat(256) },
+    });
+    const error = await expectError(t, tooLong, 400, 'VALIDATION_FAILED', ['userId']);
+    t.same(error.errors, { userId: 'userId must be a string of at most 255 characters, or null' });
+    const batch = await svc.request('/api/v1/events/batch', {
+      json: [longest, { ...valid, sessionId: 's'.repeat(256) }],
+    });
+    t.equal(batch.status, 202);
+    const result = (await batch.json()) as {
+      accepted: number;
+      rejected: number;
+      results: unknown[];
+    };
+    t.match(result, { accepted: 1, rejected: 1 });
+    t.match(result.results[1], {
+      status: 'error',
+      index: 1,
+      errors: { sessionId: 'sessionId must be a string of at most 255 characters, or null' },
+    });
+  },
+);

@@ -13,6 +13,7 @@ import {
   without,
   type Rule,
 } from '../support/rules.ts';
+import { storeLegacyRule } from '../support/legacy-rules.ts';
 import { startTestService } from '../support/service.ts';
 
 const svc = await startTestService(t);
@@ -41,6 +42,14 @@ const FIXTURE: [string, string | null, (typeof RULE_TYPES)[number], Rule['status
 
 const rules: Rule[] = [];
 for (const [name, description, ruleType, status] of FIXTURE) {
+  if (ruleType === 'ANOMALY' || ruleType === 'PATTERN') {
+    // No longer creatable (not available yet): a rule stored before that, still read by queries.
+    const config = CONFIGS[ruleType];
+    rules.push(
+      await api.get(await storeLegacyRule(svc.db, name, ruleType, config, status, description)),
+    );
+    continue;
+  }
   const rule = await api.create(
     ruleBody(name, { description, ruleType, ruleConfig: CONFIGS[ruleType] }),
   );

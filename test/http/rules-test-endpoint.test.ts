@@ -4,6 +4,7 @@
 import t from 'tap';
 import { expectError } from '../support/events.ts';
 import { ruleBody, rulesApi, storedRow, type TestResult } from '../support/rules.ts';
+import { storeLegacyRule } from '../support/legacy-rules.ts';
 import { startTestService } from '../support/service.ts';
 
 const svc = await startTestService(t);
@@ -177,11 +178,9 @@ void t.test('WARNING: valid but worth another look', async (t) => {
     t.equal(result.simulationResult?.wouldTrigger, false);
   }
   for (const ruleType of ['ANOMALY', 'PATTERN']) {
-    const result = await api.test(testBody({ anything: true }, { ruleType }));
-    assertPassed(t, result, 'WARNING', ruleType);
-    t.equal(result.simulationResult, null, `${ruleType}: not simulated`);
-    t.match(result.message, /not evaluated/);
-    t.match(result.generatedDrl ?? '', /eval\( false \)/);
+    // Not available yet: a bad request, like an unknown ruleType (test/http/rules-limits.test.ts).
+    const res = await api.send('POST', '/test', testBody({ anything: true }, { ruleType }));
+    await expectError(t, res, 400, 'VALIDATION_FAILED', ['ruleType']);
   }
 });
 
@@ -347,12 +346,14 @@ void t.test('/test/{id}: the stored rule is tested and left byte for byte unchan
   t.same(await body.json(), result, 'the stored rule is tested, not the body');
   t.same(await storedRow(svc.db, rule.id), before, 'still unchanged');
 
-  const anomaly = await api.create(
-    ruleBody('stored anomaly', { ruleType: 'ANOMALY', ruleConfig: { k: 1 } }),
+  // An ANOMALY rule stored before the type was refused: its test fails, saying why.
+  const anomaly = await storeLegacyRule(svc.db, 'stored anomaly', 'ANOMALY', { k: 1 });
+  assertFailure(
+    t,
+    await api.testStored(anomaly),
+    ['ANOMALY rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE'],
+    'stored ANOMALY',
   );
-  const anomalyResult = await api.testStored(anomaly.id);
-  assertPassed(t, anomalyResult, 'WARNING', 'stored ANOMALY');
-  t.equal(anomalyResult.generatedDrl, anomaly.generatedDrl);
 
   await expectError(t, await api.send('POST', `/test/${rule.id + 1000}`), 404, 'NOT_FOUND');
   await expectError(t, await api.send('POST', '/test/abc'), 400, 'VALIDATION_FAILED', ['id']);

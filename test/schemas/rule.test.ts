@@ -57,8 +57,20 @@ void t.test('create: defaults applied, ruleConfig normalised', (t) => {
       createdBy: 'ana',
     },
   });
-  t.equal(checkRuleBody('create', body({ ruleType: 'ANOMALY', ruleConfig: { x: 1 } })).ok, true);
   t.equal(checkRuleBody('create', body({ name: 'x'.repeat(255) })).ok, true);
+  t.equal(checkRuleBody('create', body({ name: '\u{1F600}'.repeat(255) })).ok, true);
+  t.match(
+    checkRuleBody(
+      'create',
+      body({
+        description: 'd'.repeat(2000),
+        maxAlertsPerHour: 3600,
+        suppressionWindowMinutes: 10080,
+      }),
+    ),
+    { ok: true, value: { maxAlertsPerHour: 3600, suppressionWindowMinutes: 10080 } },
+    'each bound itself is allowed',
+  );
   t.equal(
     checkRuleBody('create', body({ name: 'a" salience 100 then System.exit(0);\n' })).ok,
     true,
@@ -110,18 +122,18 @@ void t.test('create: each field rule, errors keyed by field', (t) => {
       { suppressionWindowMinutes: -1 },
       {
         suppressionWindowMinutes:
-          'suppressionWindowMinutes must be an integer from 0 to 2147483647 (0 = no suppression)',
+          'suppressionWindowMinutes must be an integer from 0 to 10080 (0 = no suppression)',
       },
     ],
     [
       'maxAlertsPerHour 0',
       { maxAlertsPerHour: 0 },
-      { maxAlertsPerHour: 'maxAlertsPerHour must be an integer from 1 to 2147483647' },
+      { maxAlertsPerHour: 'maxAlertsPerHour must be an integer from 1 to 3600' },
     ],
     [
       'maxAlertsPerHour fraction',
       { maxAlertsPerHour: 2.5 },
-      { maxAlertsPerHour: 'maxAlertsPerHour must be an integer from 1 to 2147483647' },
+      { maxAlertsPerHour: 'maxAlertsPerHour must be an integer from 1 to 3600' },
     ],
     [
       'channel item',
@@ -149,7 +161,46 @@ void t.test('create: each field rule, errors keyed by field', (t) => {
     [
       'description number',
       { description: 5 },
-      { description: 'description must be a string or null' },
+      { description: 'description must be a string of at most 2000 characters, or null' },
+    ],
+    [
+      'description too long',
+      { description: 'd'.repeat(2001) },
+      { description: 'description must be a string of at most 2000 characters, or null' },
+    ],
+    [
+      'name of 256 characters of two UTF-16 units',
+      { name: '\u{1F600}'.repeat(256) },
+      { name: 'name must be a string of 1 to 255 characters' },
+    ],
+    [
+      'maxAlertsPerHour over 3600',
+      { maxAlertsPerHour: 3601 },
+      { maxAlertsPerHour: 'maxAlertsPerHour must be an integer from 1 to 3600' },
+    ],
+    [
+      'suppressionWindowMinutes over a week',
+      { suppressionWindowMinutes: 10081 },
+      {
+        suppressionWindowMinutes:
+          'suppressionWindowMinutes must be an integer from 0 to 10080 (0 = no suppression)',
+      },
+    ],
+    [
+      'ANOMALY, whatever its config',
+      { ruleType: 'ANOMALY', ruleConfig: { sensitivity: 3 } },
+      {
+        ruleType:
+          'ANOMALY rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE',
+      },
+    ],
+    [
+      'PATTERN, whatever its config',
+      { ruleType: 'PATTERN', ruleConfig: {} },
+      {
+        ruleType:
+          'PATTERN rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE',
+      },
     ],
     [
       'createdBy too long',
@@ -246,8 +297,10 @@ void t.test('text PostgreSQL cannot store is refused with its path', (t) => {
   t.equal(checkRuleBody('create', body({ name: 'emoji \u{1F600} ok' })).ok, true);
   let deep: unknown = 1;
   for (let i = 0; i < 100_000; i++) deep = [deep];
+  // An ANOMALY config is never judged (the type is refused), so only the depth guard speaks of it.
   t.same(errorsOf(checkRuleBody('create', body({ ruleType: 'ANOMALY', ruleConfig: { deep } }))), {
     ruleConfig: 'must not nest deeper than 63 levels',
+    ruleType: 'ANOMALY rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE',
   });
   // ruleConfig itself is level 1: 62 arrays inside it are the most it may hold.
   const nested = (levels: number): unknown => {
@@ -257,9 +310,17 @@ void t.test('text PostgreSQL cannot store is refused with its path', (t) => {
   };
   const config = (levels: number) =>
     body({ ruleType: 'ANOMALY', ruleConfig: { a: nested(levels) } });
-  t.equal(checkRuleBody('create', config(62)).ok, true, 'at the limit');
+  t.same(
+    errorsOf(checkRuleBody('create', config(62))),
+    {
+      ruleType:
+        'ANOMALY rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE',
+    },
+    'at the limit',
+  );
   t.same(errorsOf(checkRuleBody('create', config(63))), {
     ruleConfig: 'must not nest deeper than 63 levels',
+    ruleType: 'ANOMALY rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE',
   });
   t.end();
 });
@@ -384,6 +445,24 @@ void t.test(
         },
       },
     );
+    t.same(checkRuleBody('update', { ruleType: 'PATTERN' }, current), {
+      ok: false,
+      errors: {
+        ruleType:
+          'PATTERN rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE',
+      },
+    });
+    t.same(checkRuleBody('update', { ruleConfig: { sensitivity: 4 } }, anomaly), {
+      ok: false,
+      errors: {
+        ruleConfig:
+          'ANOMALY rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE',
+      },
+    });
+    t.same(checkRuleBody('update', { name: 'renamed' }, anomaly), {
+      ok: true,
+      value: { name: 'renamed' },
+    });
     t.throws(() => checkRuleBody('update' as 'create', {}));
     t.end();
   },
@@ -413,6 +492,12 @@ void t.test('test body: the create fields; ruleConfig content is left to testRul
   t.same(errorsOf(checkRuleBody('test', body({ id: 1, extra: true }))), {
     id: 'id is assigned by the service and cannot be set',
     extra: 'extra is not a known field',
+  });
+  t.same(errorsOf(checkRuleBody('test', body({ ruleType: 'ANOMALY', ruleConfig: 'anything' }))), {
+    ruleType: 'ANOMALY rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE',
+  });
+  t.same(errorsOf(checkRuleBody('test', body({ maxAlertsPerHour: 3601 }))), {
+    maxAlertsPerHour: 'maxAlertsPerHour must be an integer from 1 to 3600',
   });
   t.end();
 });

@@ -30,7 +30,7 @@ void t.test('suppression and maxAlertsPerHour are rebuilt from stored alerts', a
     rule('Capped', { suppressionWindowMinutes: 0, maxAlertsPerHour: 3 }),
   );
   const metronome = await api.create(
-    rule('Metronome', { suppressionWindowMinutes: 0, maxAlertsPerHour: 100000 }),
+    rule('Metronome', { suppressionWindowMinutes: 0, maxAlertsPerHour: 3600 }),
   );
   const pump = pumpErrors(before);
   try {

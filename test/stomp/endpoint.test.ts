@@ -3,6 +3,7 @@ import t from 'tap';
 import uWS from 'uWebSockets.js';
 import WebSocket from 'ws';
 import type { IMessage } from '@stomp/stompjs';
+import { createConnectionLimit } from '../../src/http/connection-limit.ts';
 import { attachStomp } from '../../src/stomp/endpoint.ts';
 import { RawClient, connectRaw, connectStomp, startServer, until } from './helpers.ts';
 
@@ -242,6 +243,19 @@ void t.test('a throwing currentMetricsJson is logged, not fatal', async (t) => {
   c.ws.close();
 });
 
+/** The HTTP status a refused WebSocket upgrade is answered with. */
+function refusedStatus(url: string): Promise<number> {
+  const late = new WebSocket(url, ['v12.stomp']);
+  return new Promise<number>((resolve) => {
+    late.on('unexpected-response', (_req, res) => {
+      resolve(res.statusCode ?? 0);
+      res.resume();
+      late.terminate();
+    });
+    late.on('error', () => {});
+  });
+}
+
 void t.test('closeAll ends every session with 1001 and refuses new upgrades', async (t) => {
   const server = await startServer();
   t.teardown(() => server.stop());
@@ -252,16 +266,36 @@ void t.test('closeAll ends every session with 1001 and refuses new upgrades', as
   t.equal((await a.closed).code, 1001);
   t.equal((await b.closed).code, 1001);
   t.equal(server.endpoint.sessionCount(), 0);
-  const late = new WebSocket(server.url(), ['v12.stomp']);
-  const status = await new Promise<number>((resolve) => {
-    late.on('unexpected-response', (_req, res) => {
-      resolve(res.statusCode ?? 0);
-      res.resume();
-    });
-    late.on('error', () => {});
-  });
-  t.equal(status, 503);
-  late.terminate();
+  t.equal(await refusedStatus(server.url()), 503);
+});
+
+void t.test('past MAX_CONNECTIONS an upgrade is refused 503; a close frees a place', async (t) => {
+  const connections = createConnectionLimit(2);
+  const server = await startServer({ connections });
+  t.teardown(() => server.stop());
+  const a = await connectRaw(server.url());
+  const b = await connectRaw(server.url());
+  t.equal(connections.inUse(), 2, 'each open socket holds a place');
+  t.equal(await refusedStatus(server.url()), 503);
+  t.equal(server.endpoint.sessionCount(), 2);
+  a.ws.close();
+  await a.closed;
+  await until(() => connections.inUse() === 1, 'the closed socket gives its place back');
+  const c = await connectRaw(server.url());
+  t.equal(c.frames[0]?.command, 'CONNECTED', 'a new client gets the free place');
+  b.ws.close();
+  c.ws.close();
+  await until(() => connections.inUse() === 0, 'every place is free again');
+});
+
+void t.test('a place taken between upgrade and open closes the new socket with 1013', async (t) => {
+  // As when an HTTP request takes the last place after the upgrade was let through.
+  const connections = { ...createConnectionLimit(10), tryTake: () => false };
+  const server = await startServer({ connections });
+  t.teardown(() => server.stop());
+  const c = new RawClient(server.url());
+  t.equal((await c.closed).code, 1013);
+  t.equal(server.endpoint.sessionCount(), 0);
 });
 
 void t.test('options are validated', (t) => {

@@ -10,6 +10,7 @@ import {
 } from '../metrics/windows/metric-names.ts';
 import {
   DEFAULT_WINDOW_MINUTES,
+  EVALUATED_RULE_TYPES,
   LOGICAL_OPERATORS,
   MAX_CONDITIONS,
   MAX_CONDITION_DEPTH,
@@ -17,6 +18,7 @@ import {
   MAX_WINDOW_MINUTES,
   OPERATORS,
   OPERATOR_NAMES,
+  notAvailableYet,
   type Condition,
   type ConditionLeaf,
   type LogicalOperator,
@@ -315,18 +317,20 @@ class ConfigWalker {
 
 /**
  * Validates `ruleConfig` for `ruleType`. THRESHOLD: a condition or a tree of AND / OR / NOT;
- * RATE_CHANGE: one condition (window at most 720 min); ANOMALY, PATTERN: any object, as given.
+ * RATE_CHANGE: one condition (window at most 720 min); ANOMALY, PATTERN: refused (not available yet).
  * On success every leaf carries its effective `windowMinutes` (own, else nearest ancestor's, else 5).
  * Messages of nested conditions start with their path, e.g. `conditions[1].conditions[0]: …`.
  */
 export function validateRuleConfig(ruleType: RuleType, ruleConfig: unknown): RuleConfigValidation {
+  // Their keys are not defined yet: an arbitrary object would be stored and shown as a config.
+  if (!EVALUATED_RULE_TYPES.has(ruleType))
+    return { ok: false, errors: [notAvailableYet(ruleType)] };
   if (!isPlainObject(ruleConfig)) {
     return {
       ok: false,
       errors: [`ruleConfig must be an object, got ${describeValue(ruleConfig)}`],
     };
   }
-  if (ruleType === 'ANOMALY' || ruleType === 'PATTERN') return { ok: true, config: ruleConfig };
 
   if (ruleType === 'RATE_CHANGE') {
     if (hasOwn(ruleConfig, 'logicalOperator') || hasOwn(ruleConfig, 'conditions')) {

@@ -14,8 +14,15 @@ export type RuleSeverity = (typeof RULE_SEVERITIES)[number];
 export const NOTIFICATION_CHANNELS = ['email', 'slack', 'webhook'] as const;
 export type NotificationChannel = (typeof NOTIFICATION_CHANNELS)[number];
 
-/** Rule types whose ruleConfig is validated and evaluated; the others are stored as given. */
+/**
+ * Rule types whose ruleConfig is validated and evaluated. The others (ANOMALY, PATTERN) have no
+ * defined config keys yet, so create, update and test refuse them rather than store any object.
+ */
 export const EVALUATED_RULE_TYPES: ReadonlySet<RuleType> = new Set(['THRESHOLD', 'RATE_CHANGE']);
+
+/** Why a rule type outside EVALUATED_RULE_TYPES is refused (the 400's message for ruleType). */
+export const notAvailableYet = (ruleType: RuleType): string =>
+  `${ruleType} rules are not available yet: ruleType must be one of ${[...EVALUATED_RULE_TYPES].join(', ')}`;
 
 /** Comparison operators by name (spec 2.7) with the symbol used in DRL and in messages. */
 export const OPERATORS = {
@@ -40,6 +47,14 @@ export const MAX_RATE_CHANGE_WINDOW_MINUTES = 720;
 /** Bounds on a condition tree, so that no config can exhaust the stack or the 1 s tick. */
 export const MAX_CONDITION_DEPTH = 16;
 export const MAX_CONDITIONS = 200;
+
+/** Bounds on what a rule author sets: each is stored, shown and acted on (issue 17). */
+export const MAX_RULE_NAME_CHARACTERS = 255;
+export const MAX_RULE_DESCRIPTION_CHARACTERS = 2000;
+/** One alert a second: more would only flood the channels. */
+export const MAX_ALERTS_PER_HOUR = 3600;
+/** One week. */
+export const MAX_SUPPRESSION_WINDOW_MINUTES = 10080;
 
 /** Defaults of spec 2.5 / 8. */
 export const RULE_DEFAULTS = {
@@ -72,7 +87,7 @@ export type Condition = ConditionLeaf | ConditionNode;
 export type ThresholdConfig = Condition;
 /** RATE_CHANGE: one leaf; `threshold` is compared with the percent change between two windows. */
 export type RateChangeConfig = ConditionLeaf;
-/** ANOMALY and PATTERN: any object, stored as given until their keys are defined. */
+/** ANOMALY and PATTERN: no longer accepted; a rule stored before keeps the object it was given. */
 export type OpaqueConfig = { readonly [key: string]: unknown };
 
 /** A normalised ruleConfig: the shape depends on the rule type it was validated against. */

@@ -43,8 +43,9 @@ const failed = (message: string): AppError =>
 async function store(
   batcher: IngestBatcher,
   events: readonly NewEvent[],
+  bytes: number,
 ): Promise<readonly number[]> {
-  const result = await batcher.submit(events);
+  const result = await batcher.submit(events, bytes);
   if (!result.ok) throw failed(result.message);
   return result.value;
 }
@@ -52,7 +53,7 @@ async function store(
 async function ingestOne(deps: EventDeps, req: Request): Promise<Reply> {
   const checked = checkEventRequest(req.body, req.receivedAt, mayHoldUnstorable(req.rawBody));
   if (!checked.ok) throw validationError(checked.errors);
-  const [id] = await store(deps.batcher, [checked.event]);
+  const [id] = await store(deps.batcher, [checked.event], req.rawBody.length);
   return { status: 202, body: ack(checked.event, id as number) };
 }
 
@@ -79,7 +80,7 @@ async function ingestBatch(deps: EventDeps, req: Request): Promise<Reply> {
     if (checked.ok) valid.push(checked.event);
     return checked;
   });
-  const ids = valid.length === 0 ? [] : await store(deps.batcher, valid);
+  const ids = valid.length === 0 ? [] : await store(deps.batcher, valid, req.rawBody.length);
   let next = 0;
   const results = checks.map((checked, index) =>
     checked.ok

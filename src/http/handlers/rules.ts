@@ -21,6 +21,8 @@ import type { Request, Route } from '../route-types.ts';
 
 export interface RuleDeps {
   readonly pool: StoragePool;
+  /** MAX_RULES: a create past it is refused (422 RULE_LIMIT). */
+  readonly maxRules: number;
   /**
    * Called after every change to rule `id` (create, update, status, delete); resolves once the
    * metrics actor evaluates the new state, so a rule disabled by a 200 never fires afterwards.
@@ -51,6 +53,8 @@ const failedWith = (code: string, message: string): AppError => {
     case 'NAME_TAKEN':
     case 'VERSION_CHANGED':
       return new AppError('CONFLICT', message);
+    case 'RULE_LIMIT':
+      return new AppError('RULE_LIMIT', message);
     default:
       return new AppError('INTERNAL', `Failed to process rule: ${message}`);
   }
@@ -73,7 +77,9 @@ const ok = (body: unknown): Reply => ({ status: 200, body });
 async function create(deps: RuleDeps, req: Request): Promise<Reply> {
   const checked = checkRuleBody('create', req.body);
   if (!checked.ok) throw validationError(checked.errors);
-  const rule = valueOf(await deps.pool.run('createRule', { rule: checked.value }));
+  const rule = valueOf(
+    await deps.pool.run('createRule', { rule: checked.value, maxRules: deps.maxRules }),
+  );
   await deps.onRuleChanged(rule.id);
   return { status: 201, body: rule };
 }
@@ -165,7 +171,7 @@ export const ruleRoutes = (deps: RuleDeps): Route[] => {
       'POST',
       '',
       'Create a rule (status ACTIVE, version 1)',
-      { 201: RuleSchema, ...errors, 409: ErrorSchema },
+      { 201: RuleSchema, ...errors, 409: ErrorSchema, 422: ErrorSchema },
       (req) => create(deps, req),
       RuleCreateBody,
     ),
