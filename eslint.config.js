@@ -53,6 +53,7 @@ export default tseslint.config(
       '.tap/**',
       '.scratch/**',
       'coverage/**',
+      'dist/**',
       'eslint.config.js',
       'workers/register-tsx.mjs',
     ],
