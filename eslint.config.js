@@ -55,6 +55,7 @@ export default tseslint.config(
       'coverage/**',
       'eslint.config.js',
       'workers/register-tsx.mjs',
+      'bench/harness/name-threads.mjs',
     ],
   },
   js.configs.recommended,
