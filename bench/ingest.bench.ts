@@ -266,6 +266,7 @@ async function cpuBreakdown(): Promise<number> {
         loadGeneratorPid: paced.pid,
         embeddedPostgres: service.embedded,
       };
+      const loadBefore = loadavg()[0] ?? 0;
       const fromCounters = await paced.counters();
       const from = sampleCpu(targets);
       await sleep(BREAKDOWN_SEC * 1000);
@@ -287,6 +288,10 @@ async function cpuBreakdown(): Promise<number> {
           `(${num(rate.okPerSec)} events/s); non-2xx ${num(rate.non2xx)}, errors ${num(rate.errors)}, ` +
           `dropped by the generator ${num(rate.dropped)}; ingest p50 ${num(done.p50FromDueMs, 2)} ms, ` +
           `p99 ${num(done.p99FromDueMs, 2)} ms from due time.`,
+      );
+      out(
+        `Load average (1 min) ${num(loadBefore, 1)} before the window, ${num(loadavg()[0] ?? 0, 1)} ` +
+          'after: the rest of the machine competes for the same cores.',
       );
       if (to.service.storageThreads === 0 || to.service.metricsThreads === 0) {
         out(
