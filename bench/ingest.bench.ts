@@ -265,12 +265,13 @@ async function cpuBreakdown(): Promise<number> {
         servicePid: service.pid,
         loadGeneratorPid: paced.pid,
         embeddedPostgres: service.embedded,
+        sql: service.sql,
       };
       const loadBefore = loadavg()[0] ?? 0;
       const fromCounters = await paced.counters();
-      const from = sampleCpu(targets);
+      const from = await sampleCpu(targets);
       await sleep(BREAKDOWN_SEC * 1000);
-      const to = sampleCpu(targets);
+      const to = await sampleCpu(targets);
       const toCounters = await paced.counters();
       const done = await paced.stop();
       const rate = windowRate(fromCounters, toCounters);
@@ -297,12 +298,6 @@ async function cpuBreakdown(): Promise<number> {
         out(
           'Note: the worker threads did not name themselves (bench/harness/name-threads.mjs): ' +
             'the storage workers and the metrics actor are counted in the other service threads.',
-        );
-      }
-      if (to.postgresMs === null) {
-        out(
-          "Note: PostgreSQL is not attributed: with DATABASE_URL its server is not the service's " +
-            "child, and its backends cannot be told from other clients' here.",
         );
       }
       code = rate.non2xx === 0 && rate.errors === 0 ? 0 : 1;

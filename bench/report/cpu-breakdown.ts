@@ -5,7 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { postgresCpu } from './postgres-cpu.ts';
+import type postgres from 'postgres';
+import { postgresCpuMs, readPostgresCpu, type PostgresReading } from './postgres-cpu.ts';
 import { num, printTable, type Cell } from './print-table.ts';
 import { serviceCpu, type ServiceCpu } from './service-threads.ts';
 import { statCpuMs } from './thread-cpu.ts';
@@ -14,9 +15,8 @@ export interface CpuSample {
   /** performance.now() when read. */
   readonly at: number;
   readonly service: ServiceCpu;
-  /** Null when PostgreSQL is not the service's child (DATABASE_URL). */
-  readonly postgresMs: number | null;
-  readonly postgresProcesses: number;
+  /** Or why PostgreSQL's CPU could not be read. */
+  readonly postgres: PostgresReading | string;
   readonly loadGeneratorMs: number;
   readonly benchMs: number;
   /** Busy CPU of the whole machine (/proc/stat: all but idle and iowait). */
@@ -26,8 +26,10 @@ export interface CpuSample {
 export interface CpuSampleTargets {
   readonly servicePid: number;
   readonly loadGeneratorPid: number;
-  /** Whether the service runs its embedded PostgreSQL (its child, so its CPU can be read). */
+  /** Whether the service runs its embedded PostgreSQL (its child: all its processes are read). */
   readonly embeddedPostgres: boolean;
+  /** A client on the service's database (finds its backends when PostgreSQL is not embedded). */
+  readonly sql: postgres.Sql;
 }
 
 const USER_HZ = 100;
@@ -40,14 +42,13 @@ function machineBusyMs(): number {
   return (busy * 1000) / USER_HZ;
 }
 
-export function sampleCpu(targets: CpuSampleTargets): CpuSample {
-  const postgres = targets.embeddedPostgres ? postgresCpu(targets.servicePid) : null;
+export async function sampleCpu(targets: CpuSampleTargets): Promise<CpuSample> {
+  const postgres = await readPostgresCpu(targets.servicePid, targets.embeddedPostgres, targets.sql);
   const own = process.cpuUsage();
   return {
     at: performance.now(),
     service: serviceCpu(targets.servicePid),
-    postgresMs: postgres?.ms ?? null,
-    postgresProcesses: postgres?.processes ?? 0,
+    postgres,
     loadGeneratorMs: statCpuMs(readFileSync(`/proc/${targets.loadGeneratorPid}/stat`, 'utf8')),
     benchMs: (own.user + own.system) / 1000,
     machineMs: machineBusyMs(),
@@ -61,7 +62,10 @@ export interface BreakdownWindow {
   readonly events: number;
 }
 
-/** Prints the table: CPU ms, µs per acknowledged event and % of the machine's cores, per row. */
+/**
+ * Prints the table: CPU ms, µs per acknowledged event and % of the machine's cores, per row; then
+ * why PostgreSQL was not read, if it was not.
+ */
 export function printCpuBreakdown({ from, to, events }: BreakdownWindow): void {
   const wallMs = to.at - from.at;
   const cores = cpus().length;
@@ -72,7 +76,9 @@ export function printCpuBreakdown({ from, to, events }: BreakdownWindow): void {
   const metrics = service((s) => s.metricsMs);
   const other = service((s) => s.totalMs) - front - storage - metrics;
   const postgres =
-    from.postgresMs === null || to.postgresMs === null ? null : to.postgresMs - from.postgresMs;
+    typeof from.postgres === 'string' || typeof to.postgres === 'string'
+      ? null
+      : postgresCpuMs(from.postgres, to.postgres);
   const load = d((s) => s.loadGeneratorMs);
   const bench = d((s) => s.benchMs);
   const attributed = front + storage + metrics + other + (postgres ?? 0) + load + bench;
@@ -94,11 +100,16 @@ export function printCpuBreakdown({ from, to, events }: BreakdownWindow): void {
       row(`storage workers (sum, ${threads})`, storage),
       row('metrics actor', metrics),
       row('other service threads (V8, GC, libuv)', other),
-      row(`PostgreSQL (postmaster + ${to.postgresProcesses - 1} processes)`, postgres),
+      row(
+        `PostgreSQL (${typeof to.postgres === 'string' ? 'not read' : to.postgres.label})`,
+        postgres,
+      ),
       row('load generator (paced-ingest process)', load),
       row('bench process (this one)', bench),
       row('**total of the above**', attributed),
       row('rest of the machine (other processes)', rest),
     ],
   );
+  const reason = [from.postgres, to.postgres].find((p) => typeof p === 'string');
+  if (reason !== undefined) process.stdout.write(`\nPostgreSQL is not attributed: ${reason}.\n`);
 }
