@@ -56,6 +56,7 @@ export default tseslint.config(
       'dist/**',
       'eslint.config.js',
       'workers/register-tsx.mjs',
+      'bench/harness/name-threads.mjs',
     ],
   },
   js.configs.recommended,

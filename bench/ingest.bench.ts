@@ -1,10 +1,15 @@
 /**
  * `npm run bench:ingest`: POST /api/v1/events against the bare uWS ceiling, then against Vigil's
  * durable ingest (202 after COMMIT), in one run; then checks that every 2xx answer is a stored row.
+ * Then the per-event CPU breakdown: a fresh service under a paced open-loop ingest, its CPU and
+ * its PostgreSQL's and the load generator's read from /proc, as µs per acknowledged event.
  */
 import { cpus, loadavg } from 'node:os';
 import { loadConfig } from '../src/config.ts';
-import { intKnob } from './harness/knobs.ts';
+import { ingestConnectionsKnob, ingestSpreadKnobs, intKnob } from './harness/knobs.ts';
+import { startPacedIngest, windowRate } from './load-generators/paced-ingest.ts';
+import { printCpuBreakdown, sampleCpu } from './report/cpu-breakdown.ts';
+import { threadNamingEnv } from './report/service-threads.ts';
 import { loadColumns, loadRow } from './report/load-table.ts';
 import { num, printTable } from './report/print-table.ts';
 import { profileDirFor, summariseProfiles } from './report/profile-summary.ts';
@@ -18,6 +23,12 @@ const DURATION = intKnob('DURATION', 15);
 const CONNECTIONS = intKnob('CONNECTIONS', 50);
 const PIPELINING = intKnob('PIPELINING', 1);
 const WARMUP = intKnob('WARMUP', 5, 0);
+// BREAKDOWN: 1 (default) runs the CPU breakdown after the closed-loop scenarios, 0 skips it, `only`
+// runs it alone; BREAKDOWN_RATE events/s for BREAKDOWN_SEC measured after BREAKDOWN_WARMUP.
+const BREAKDOWN = process.env.BREAKDOWN ?? '1';
+const BREAKDOWN_RATE = intKnob('BREAKDOWN_RATE', 10_000);
+const BREAKDOWN_SEC = intKnob('BREAKDOWN_SEC', 20);
+const BREAKDOWN_WARMUP = intKnob('BREAKDOWN_WARMUP', 5);
 const TARGET_RATIO = 0.4;
 const TARGET_P99_MS = 25;
 
@@ -151,7 +162,7 @@ function parametersLine(service: BenchService): string {
   return `service${root}: ${pick.map((k) => `${k}=${config[k]}`).join(' ')}; database: ${database}, schema ${service.schema}`;
 }
 
-async function main(): Promise<number> {
+async function closedLoop(): Promise<number> {
   const started = Date.now();
   const loadBefore = loadavg()[0] ?? 0;
   log(
@@ -224,6 +235,92 @@ async function main(): Promise<number> {
   if (stopProblem !== null) out(`\nFAIL ${stopProblem}`);
   const clean = [bare, vigil].every((s) => s.non2xx === 0 && s.errors === 0);
   return clean && stored.ok && stopProblem === null ? 0 : 1;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The per-event CPU breakdown: a fresh service (worker threads named by the preload) under the
+ * paced open-loop ingest at BREAKDOWN_RATE, CPU read at the edges of a window after a warm-up.
+ */
+async function cpuBreakdown(): Promise<number> {
+  const service = await startService({ env: threadNamingEnv() });
+  let code: number;
+  try {
+    const paced = await startPacedIngest({
+      port: Number(new URL(service.url).port),
+      rate: BREAKDOWN_RATE,
+      batch: 1,
+      connections: ingestConnectionsKnob(),
+      maxSec: 60 + BREAKDOWN_WARMUP + BREAKDOWN_SEC,
+      spread: ingestSpreadKnobs(),
+      seed: 0x5eed,
+    });
+    try {
+      log(
+        `CPU breakdown: paced ingest at ${num(BREAKDOWN_RATE)} events/s; warm-up ${BREAKDOWN_WARMUP} s`,
+      );
+      await sleep(BREAKDOWN_WARMUP * 1000);
+      const targets = {
+        servicePid: service.pid,
+        loadGeneratorPid: paced.pid,
+        embeddedPostgres: service.embedded,
+        sql: service.sql,
+      };
+      const loadBefore = loadavg()[0] ?? 0;
+      const fromCounters = await paced.counters();
+      const from = await sampleCpu(targets);
+      await sleep(BREAKDOWN_SEC * 1000);
+      const to = await sampleCpu(targets);
+      const toCounters = await paced.counters();
+      const done = await paced.stop();
+      const rate = windowRate(fromCounters, toCounters);
+      const out = (line = ''): void => void process.stdout.write(`${line}\n`);
+      out();
+      out(
+        `## Per-event CPU breakdown: POST /api/v1/events paced at ${num(BREAKDOWN_RATE)} events/s, ` +
+          `${num(rate.seconds, 1)} s after ${BREAKDOWN_WARMUP} s of warm-up`,
+      );
+      out();
+      printCpuBreakdown({ from, to, events: toCounters.ok - fromCounters.ok });
+      out();
+      out(
+        `Events acknowledged in the window: ${num(toCounters.ok - fromCounters.ok)} ` +
+          `(${num(rate.okPerSec)} events/s); non-2xx ${num(rate.non2xx)}, errors ${num(rate.errors)}, ` +
+          `dropped by the generator ${num(rate.dropped)}; ingest p50 ${num(done.p50FromDueMs, 2)} ms, ` +
+          `p99 ${num(done.p99FromDueMs, 2)} ms from due time.`,
+      );
+      out(
+        `Load average (1 min) ${num(loadBefore, 1)} before the window, ${num(loadavg()[0] ?? 0, 1)} ` +
+          'after: the rest of the machine competes for the same cores.',
+      );
+      if (to.service.storageThreads === 0 || to.service.metricsThreads === 0) {
+        out(
+          'Note: the worker threads did not name themselves (bench/harness/name-threads.mjs): ' +
+            'the storage workers and the metrics actor are counted in the other service threads.',
+        );
+      }
+      code = rate.non2xx === 0 && rate.errors === 0 ? 0 : 1;
+    } finally {
+      await paced.stop().catch(() => undefined);
+    }
+  } finally {
+    // A service that died mid-window makes the numbers meaningless: said after the table.
+    await service.stop().catch((error: unknown) => {
+      code = 1;
+      process.stdout.write(`\nFAIL ${error instanceof Error ? error.message : String(error)}\n`);
+    });
+  }
+  return code;
+}
+
+async function main(): Promise<number> {
+  if (!['0', '1', 'only'].includes(BREAKDOWN)) {
+    throw new Error(`BREAKDOWN=${BREAKDOWN}: must be 0, 1 or only`);
+  }
+  const loop = BREAKDOWN === 'only' ? 0 : await closedLoop();
+  const breakdown = BREAKDOWN === '0' ? 0 : await cpuBreakdown();
+  return Math.max(loop, breakdown);
 }
 
 process.exitCode = await main();

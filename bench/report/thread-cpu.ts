@@ -10,16 +10,20 @@ import { threadSchedTimes } from '../../src/instrumentation/thread-schedstat.ts'
 /** stat(5) counts in clock ticks; USER_HZ is 100 on every Linux ABI Node runs on. */
 const USER_HZ = 100;
 
-export async function threadCpuMs(pid: number, tid = pid): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+/**
+ * CPU (user + system) in ms from the text of a /proc stat file, a process's or a thread's; with
+ * `withChildren`, also the CPU of the children it has waited for (cutime, cstime).
+ */
+export function statCpuMs(stat: string, withChildren = false): number {
   // The command (field 2) may hold spaces; fields from 3 on follow its closing parenthesis.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const utime = Number(fields[14 - 3]);
-  const stime = Number(fields[15 - 3]);
-  if (!Number.isFinite(utime) || !Number.isFinite(stime)) {
-    throw new Error(`unreadable /proc/${pid}/task/${tid}/stat`);
-  }
-  return ((utime + stime) * 1000) / USER_HZ;
+  const ticks = (withChildren ? [14, 15, 16, 17] : [14, 15]).map((n) => Number(fields[n - 3]));
+  if (!ticks.every(Number.isFinite)) throw new Error(`unreadable /proc stat: ${stat.slice(0, 80)}`);
+  return (ticks.reduce((a, b) => a + b, 0) * 1000) / USER_HZ;
+}
+
+export async function threadCpuMs(pid: number, tid = pid): Promise<number> {
+  return statCpuMs(await readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8'));
 }
 
 /** A thread's share of a window: on a CPU, and runnable but waiting for one (% of wall time). */
