@@ -56,7 +56,6 @@ export default tseslint.config(
       'dist/**',
       'eslint.config.js',
       'workers/register-tsx.mjs',
-      'bench/harness/name-threads.mjs',
     ],
   },
   js.configs.recommended,

@@ -9,7 +9,6 @@ import { loadConfig } from '../src/config.ts';
 import { ingestConnectionsKnob, ingestSpreadKnobs, intKnob } from './harness/knobs.ts';
 import { startPacedIngest, windowRate } from './load-generators/paced-ingest.ts';
 import { printCpuBreakdown, sampleCpu } from './report/cpu-breakdown.ts';
-import { threadNamingEnv } from './report/service-threads.ts';
 import { loadColumns, loadRow } from './report/load-table.ts';
 import { num, printTable } from './report/print-table.ts';
 import { profileDirFor, summariseProfiles } from './report/profile-summary.ts';
@@ -244,7 +243,7 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * paced open-loop ingest at BREAKDOWN_RATE, CPU read at the edges of a window after a warm-up.
  */
 async function cpuBreakdown(): Promise<number> {
-  const service = await startService({ env: threadNamingEnv() });
+  const service = await startService();
   let code: number;
   try {
     const paced = await startPacedIngest({
@@ -296,7 +295,7 @@ async function cpuBreakdown(): Promise<number> {
       );
       if (to.service.storageThreads === 0 || to.service.metricsThreads === 0) {
         out(
-          'Note: the worker threads did not name themselves (bench/harness/name-threads.mjs): ' +
+          'Note: the worker threads did not name themselves (src/instrumentation/thread-name.ts): ' +
             'the storage workers and the metrics actor are counted in the other service threads.',
         );
       }

@@ -10,6 +10,7 @@ import { Aggregator } from '../src/domain/metrics/aggregator.ts';
 import { RuleEngine } from '../src/domain/rules/rule-engine.ts';
 import { testRule } from '../src/domain/rules/rule-test.ts';
 import { TickTimer } from '../src/instrumentation/tick-timer.ts';
+import { nameThisThread, THREAD_NAMES } from '../src/instrumentation/thread-name.ts';
 import { createLogger } from '../src/log.ts';
 import {
   assertNever,
@@ -24,6 +25,7 @@ if (isMainThread || parentPort === null)
   throw new Error('metrics-actor.worker.ts runs in a worker thread');
 const port = parentPort;
 const data = workerData as MetricsActorData;
+nameThisThread(THREAD_NAMES.metrics);
 const log = createLogger(data.logLevel, 'metrics-actor');
 
 const aggregator = new Aggregator({

@@ -12,6 +12,7 @@ import * as rules from '../src/db/rules-repository.ts';
 import * as alerts from '../src/db/alerts-repository.ts';
 import type { MetricEvent } from '../src/domain/event.ts';
 import type { RuleRecord } from '../src/domain/rules/rule.ts';
+import { nameThisThread, THREAD_NAMES } from '../src/instrumentation/thread-name.ts';
 import { createLogger } from '../src/log.ts';
 import type { MetricsChannelMessage } from '../src/protocol/metrics-actor.ts';
 import type {
@@ -22,6 +23,7 @@ import type {
 } from '../src/protocol/storage.ts';
 
 const data = workerData as StorageWorkerData;
+nameThisThread(THREAD_NAMES.storage);
 const log = createLogger(data.logLevel, `storage-${threadId}`);
 const sql = connect({
   url: data.databaseUrl,

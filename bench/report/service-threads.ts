@@ -1,21 +1,13 @@
 /**
  * The benched service's CPU by thread role, from /proc (Linux only). On Node 20 every thread is
- * called "node", so the service runs with bench/harness/name-threads.mjs preloaded: each storage
- * worker and the metrics actor name themselves. The front thread is the main thread (tid = pid);
+ * called "node", so each storage worker and the metrics actor names itself at its start
+ * (src/instrumentation/thread-name.ts). The front thread is the main thread (tid = pid);
  * "other" (V8's platform and GC threads, libuv's pool, threads that have exited) is the process's
  * total less the named threads, so no CPU is lost between the rows.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { THREAD_NAMES } from '../../src/instrumentation/thread-name.ts';
 import { statCpuMs } from './thread-cpu.ts';
-
-const PRELOAD = new URL('../harness/name-threads.mjs', import.meta.url);
-
-/** Service variables that preload the thread naming (kept after any NODE_OPTIONS of the caller). */
-export const threadNamingEnv = (): Record<string, string> => ({
-  NODE_OPTIONS: [process.env.NODE_OPTIONS, `--import=${PRELOAD.href}`]
-    .filter((part) => part !== undefined && part !== '')
-    .join(' '),
-});
 
 export interface ServiceCpu {
   /** Every thread's, past and present (/proc/<pid>/stat). */
@@ -49,10 +41,10 @@ export function serviceCpu(pid: number): ServiceCpu {
     if (comm === undefined || stat === null) continue;
     const ms = statCpuMs(stat);
     if (Number(tid) === pid) frontMs = ms;
-    else if (comm === 'vigil-storage') {
+    else if (comm === THREAD_NAMES.storage) {
       storageMs += ms;
       storageThreads++;
-    } else if (comm === 'vigil-metrics') {
+    } else if (comm === THREAD_NAMES.metrics) {
       metricsMs += ms;
       metricsThreads++;
     }

@@ -1,0 +1,22 @@
+// The service's worker threads name themselves, so /proc (top -H, the bench's CPU breakdown) can
+// tell the storage workers and the metrics actor from V8's and libuv's threads.
+import { readdirSync, readFileSync } from 'node:fs';
+import t from 'tap';
+import { THREAD_NAMES } from '../../src/instrumentation/thread-name.ts';
+import { startTestService } from '../support/service.ts';
+
+const threadNames = (): string[] =>
+  readdirSync('/proc/self/task').flatMap((tid) => {
+    try {
+      return [readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim()];
+    } catch {
+      return []; // the thread ended while we looked
+    }
+  });
+
+t.test('two storage workers and one metrics actor, each named', async (t) => {
+  await startTestService(t, { STORAGE_WORKERS: '2' });
+  const names = threadNames();
+  t.equal(names.filter((n) => n === THREAD_NAMES.storage).length, 2, 'storage workers');
+  t.equal(names.filter((n) => n === THREAD_NAMES.metrics).length, 1, 'the metrics actor');
+});
