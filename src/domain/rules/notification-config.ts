@@ -43,6 +43,8 @@ export const MAX_EMAIL_RECIPIENTS = 50;
 const MAX_SUBJECT_LENGTH = 255;
 const MAX_SLACK_CHANNEL_LENGTH = 255;
 const MAX_HEADER_VALUE_LENGTH = 8192;
+/** Headers of one webhook: few, so that a rule (and a list of 10,000 of them) stays small. */
+export const MAX_HEADERS = 20;
 
 /** RFC 9110 token: what a header name may be. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -111,7 +113,12 @@ function headerProblems(path: string, value: unknown, errors: Record<string, str
     errors[path] = `${path} must be an object mapping header names to string values`;
     return;
   }
-  for (const [name, headerValue] of Object.entries(value)) {
+  const entries = Object.entries(value);
+  if (entries.length > MAX_HEADERS) {
+    errors[path] = `${path} must hold at most ${MAX_HEADERS} headers`;
+    return;
+  }
+  for (const [name, headerValue] of entries) {
     const at = `${path}.${name}`;
     if (!HEADER_NAME.test(name)) errors[at] = `${at}: '${name}' is not a valid header name`;
     else if (RESERVED_HEADERS.has(name.toLowerCase())) {

@@ -3,6 +3,7 @@
 import t from 'tap';
 import {
   channelConfig,
+  MAX_HEADERS,
   notificationConfigErrors,
 } from '../../../src/domain/rules/notification-config.ts';
 import type { NotificationChannel } from '../../../src/domain/rules/rule-types.ts';
@@ -158,6 +159,19 @@ t.test('bad values', (t) => {
       {
         'notificationConfig.webhook.headers':
           'notificationConfig.webhook.headers must be an object mapping header names to string values',
+      },
+    ],
+    [
+      'more headers than a webhook may have',
+      'webhook',
+      {
+        url: 'https://x.test',
+        headers: Object.fromEntries(
+          Array.from({ length: MAX_HEADERS + 1 }, (_, i) => [`X-H${i}`, 'v']),
+        ),
+      },
+      {
+        'notificationConfig.webhook.headers': `notificationConfig.webhook.headers must hold at most ${MAX_HEADERS} headers`,
       },
     ],
     [
