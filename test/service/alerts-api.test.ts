@@ -13,13 +13,13 @@ import {
   AlertSchema,
   alertPage,
   alertsOf,
-  check,
   localTime,
   evaluationsPass,
   pumpErrors,
   waitUntil,
   type Alert,
 } from './alerts-helpers.ts';
+import { check } from './helpers.ts';
 
 const EVALUATION_MS = 200;
 // EVALUATION_CPU_STATS: evaluation-stats reports the time on a CPU too (off by default).

@@ -3,24 +3,11 @@
  * listing alerts over HTTP, a steady stream of ERROR events that keeps a rule's condition true,
  * and polling.
  */
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { Type, type Static } from '@sinclair/typebox';
 import { PageFields } from '../../src/schemas/paging.ts';
 import { expectJson } from '../support/rules.ts';
 import type { TestService } from '../support/service.ts';
-
-export const sleep = (ms: number): Promise<void> =>
-  new Promise((resolve) => setTimeout(resolve, ms));
-
-/** `value` checked against a typebox schema (else this throws, naming the problems). */
-export function check<S extends TSchema>(schema: S, value: unknown): Static<S> {
-  const compiled = TypeCompiler.Compile(schema);
-  if (!compiled.Check(value)) {
-    const problems = [...compiled.Errors(value)].map((e) => `${e.path || '/'}: ${e.message}`);
-    throw new Error(`unexpected value (${problems.join('; ')}): ${JSON.stringify(value)}`);
-  }
-  return value;
-}
+import { sleep } from './helpers.ts';
 
 const INSTANT = '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$';
 

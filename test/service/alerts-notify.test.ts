@@ -6,14 +6,8 @@ import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { rulesApi } from '../support/rules.ts';
 import { startTestService } from '../support/service.ts';
-import {
-  AlertSchema,
-  alertsOf,
-  check,
-  pumpErrors,
-  waitUntil,
-  type Alert,
-} from './alerts-helpers.ts';
+import { AlertSchema, alertsOf, pumpErrors, waitUntil, type Alert } from './alerts-helpers.ts';
+import { check } from './helpers.ts';
 import { firstDeliveredAlert, startFixedReceiver } from './notify-helpers.ts';
 
 interface Hit {
