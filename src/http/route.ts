@@ -58,6 +58,12 @@ export function adapt(
 ): (res: uWS.HttpResponse, req: uWS.HttpRequest) => void {
   const names = paramNames(route.path);
   const serve = serveWith(route, names, ctx);
+  // Made once per route, not per request: this runs for every ingest request.
+  const release = (): void => ctx.connections.release();
+  const failed = (error: unknown): void => {
+    ctx.connections.release();
+    ctx.log.error({ err: error }, 'unexpected error while answering a request');
+  };
   return (res, req) => {
     // MAX_CONNECTIONS: a request holds a place until it is answered; one answered before this
     // returns gives it back at once.
@@ -71,13 +77,7 @@ export function adapt(
     } finally {
       if (pending === undefined) ctx.connections.release();
     }
-    pending?.then(
-      () => ctx.connections.release(),
-      (error: unknown) => {
-        ctx.connections.release();
-        ctx.log.error({ err: error }, 'unexpected error while answering a request');
-      },
-    );
+    pending?.then(release, failed);
   };
 }
 

