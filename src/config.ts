@@ -179,5 +179,13 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     (e) => `${named(e.path.slice(1), raw[e.path.slice(1)])}: ${e.message}`,
   );
   if (problems.length > 0) throw new ConfigError(problems);
-  return Object.freeze(withDefaults as Static<typeof ConfigSchema>);
+  const config = withDefaults as Static<typeof ConfigSchema>;
+  // A body larger than the whole queue would be accepted only when nothing else waits: under load,
+  // never. Said at start rather than found as endless 503s.
+  if (config.MAX_BODY_BYTES > config.INGEST_QUEUE_MAX_BYTES) {
+    throw new ConfigError([
+      `MAX_BODY_BYTES (${config.MAX_BODY_BYTES}) must not exceed INGEST_QUEUE_MAX_BYTES (${config.INGEST_QUEUE_MAX_BYTES})`,
+    ]);
+  }
+  return Object.freeze(config);
 }

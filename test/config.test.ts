@@ -28,6 +28,17 @@ t.test('every bad variable is named at once', async (t) => {
   }
 });
 
+t.test('a body limit above the ingest queue in bytes is refused at start', async (t) => {
+  t.throws(() => loadConfig({ MAX_BODY_BYTES: '4194304', INGEST_QUEUE_MAX_BYTES: '2097152' }), {
+    message: /MAX_BODY_BYTES \(4194304\) must not exceed INGEST_QUEUE_MAX_BYTES \(2097152\)/,
+  });
+  t.equal(
+    loadConfig({ MAX_BODY_BYTES: '2097152', INGEST_QUEUE_MAX_BYTES: '2097152' }).MAX_BODY_BYTES,
+    2097152,
+    'equal is fine',
+  );
+});
+
 t.test('a bad credential-bearing variable is named without its value', async (t) => {
   const secret = 'hunter2-Xq9';
   const error = (() => {
