@@ -95,7 +95,10 @@ async function startOn(
     log,
     { timers: hooks.restartTimers },
   );
-  started.push(() => metrics.stop());
+  // Undone before the pool closes, as stop() does: an alert fired in between would find no pool.
+  let metricsStopped: Promise<void> | null = null;
+  const stopMetrics = (): Promise<void> => (metricsStopped ??= metrics.stop());
+  started.push(stopMetrics);
   const pool = startStoragePool({
     threads: config.STORAGE_WORKERS,
     // The batcher bounds events; this bounds tasks (reads included) a little above it.
@@ -111,7 +114,10 @@ async function startOn(
       metricsChannel,
     },
   });
-  started.push(() => pool.close());
+  started.push(async () => {
+    await stopMetrics();
+    await pool.close();
+  });
   const batcher = createIngestBatcher(pool, {
     batchMax: config.INGEST_BATCH_MAX,
     batchWaitMs: config.INGEST_BATCH_WAIT_MS,

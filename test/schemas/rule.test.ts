@@ -2,17 +2,8 @@
 import t from 'tap';
 import { testRule } from '../../src/domain/rules/rule-test.ts';
 import { checkRuleBody } from '../../src/schemas/rule.ts';
+import { ruleRequest as body, ruleErrors as errorsOf } from '../support/rules.ts';
 import { fakeMetrics } from '../domain/rules/fake-metrics.ts';
-
-const body = (over: Record<string, unknown> = {}): Record<string, unknown> => ({
-  name: 'High error rate',
-  ruleType: 'THRESHOLD',
-  ruleConfig: { metric: 'errorRate', operator: 'GREATER_THAN', threshold: 5 },
-  severity: 'HIGH',
-  ...over,
-});
-const errorsOf = (result: { ok: boolean; errors?: Record<string, string> }) =>
-  result.ok ? {} : (result.errors ?? {});
 
 void t.test('create: defaults applied, ruleConfig normalised', (t) => {
   t.same(checkRuleBody('create', body()), {

@@ -107,6 +107,21 @@ export const ruleBody = (
   ...extra,
 });
 
+/** A valid create body for the rule-body checks (threshold 5), `over` replacing fields. */
+export const ruleRequest = (over: Record<string, unknown> = {}): Record<string, unknown> => ({
+  name: 'High error rate',
+  ruleType: 'THRESHOLD',
+  ruleConfig: { metric: 'errorRate', operator: 'GREATER_THAN', threshold: 5 },
+  severity: 'HIGH',
+  ...over,
+});
+
+/** A check's errors by field (none when it passed). */
+export const ruleErrors = (result: {
+  ok: boolean;
+  errors?: Record<string, string>;
+}): Record<string, string> => (result.ok ? {} : (result.errors ?? {}));
+
 /** The answer's status must be `status` (else this throws with the body); its JSON checked. */
 export async function expectJson<S extends TSchema>(
   schema: S,

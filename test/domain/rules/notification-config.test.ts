@@ -8,6 +8,7 @@ import {
 } from '../../../src/domain/rules/notification-config.ts';
 import type { NotificationChannel } from '../../../src/domain/rules/rule-types.ts';
 import { checkRuleBody } from '../../../src/schemas/rule.ts';
+import { ruleRequest as body, ruleErrors as errorsOf } from '../../support/rules.ts';
 
 const ALL: readonly NotificationChannel[] = ['email', 'slack', 'webhook'];
 const full = {
@@ -308,16 +309,6 @@ t.test('channelConfig: one section, for delivery', (t) => {
   });
   t.end();
 });
-
-const body = (over: Record<string, unknown> = {}): Record<string, unknown> => ({
-  name: 'High error rate',
-  ruleType: 'THRESHOLD',
-  ruleConfig: { metric: 'errorRate', operator: 'GREATER_THAN', threshold: 5 },
-  severity: 'HIGH',
-  ...over,
-});
-const errorsOf = (result: { ok: boolean; errors?: Record<string, string> }) =>
-  result.ok ? {} : (result.errors ?? {});
 
 t.test('checkRuleBody create: the body channels against the body config', (t) => {
   t.match(checkRuleBody('create', body({ notificationChannels: ALL, notificationConfig: full })), {
