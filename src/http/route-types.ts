@@ -7,6 +7,12 @@ import type { Reply } from './reply.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
+/**
+ * Who may call a route: `public` needs no key; otherwise a key of that scope or a wider one
+ * (`admin` includes `read` and `ingest`).
+ */
+export type Scope = 'public' | 'ingest' | 'read' | 'admin';
+
 /** The query string's parameters, read-only (requests without a query share one empty set). */
 export type Query = Pick<URLSearchParams, 'get'>;
 
@@ -36,6 +42,7 @@ export interface Route {
   readonly method: Method;
   /** uWS pattern: `/api/v1/events/:eventId`. */
   readonly path: string;
+  readonly scope: Scope;
   /** 'json': a JSON object or array body is required (415 / 400 otherwise); 'none': ignored. */
   readonly body: 'json' | 'none';
   /** The handler may answer gzip: the adapter then reads Accept-Encoding into `acceptsGzip`. */

@@ -28,6 +28,7 @@ export function buildRoutes(deps: RouteDeps): Route[] {
   const openApi: Route = {
     method: 'GET',
     path: '/api/v1/openapi.json',
+    scope: 'public',
     body: 'none',
     doc: {
       summary: 'This OpenAPI 3.1 document',

@@ -13,6 +13,7 @@ import { createRequestGate } from '../../src/request-gate.ts';
 const route = (path: string, handle: Route['handle'], body: Route['body'] = 'none'): Route => ({
   method: body === 'none' ? 'GET' : 'POST',
   path,
+  scope: 'public',
   body,
   doc: { summary: path, responses: {} },
   handle,

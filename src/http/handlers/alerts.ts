@@ -101,6 +101,7 @@ export const alertRoutes = (deps: AlertDeps): Route[] => [
   {
     method: 'GET',
     path: '/api/v1/alerts',
+    scope: 'read',
     body: 'none',
     doc: {
       summary: 'Alerts, newest first (filters ruleId, severity, since)',
@@ -112,6 +113,7 @@ export const alertRoutes = (deps: AlertDeps): Route[] => [
   {
     method: 'GET',
     path: '/api/v1/rules/:id/alerts',
+    scope: 'read',
     body: 'none',
     doc: {
       summary: "One rule's alerts, newest first",

@@ -33,6 +33,7 @@ export const evaluationStatsRoutes = (deps: EvaluationStatsDeps): Route[] => [
   {
     method: 'GET',
     path: '/api/v1/rules/evaluation-stats',
+    scope: 'read',
     body: 'none',
     doc: {
       summary: 'How long evaluating the ACTIVE rules took per tick, over the last `last` ticks',

@@ -122,6 +122,7 @@ export const eventRoutes = (deps: EventDeps): Route[] => [
   {
     method: 'POST',
     path: '/api/v1/events',
+    scope: 'ingest',
     body: 'json',
     doc: {
       summary: 'Ingest one event; 202 once it is stored (group commit)',
@@ -133,6 +134,7 @@ export const eventRoutes = (deps: EventDeps): Route[] => [
   {
     method: 'POST',
     path: '/api/v1/events/batch',
+    scope: 'ingest',
     body: 'json',
     doc: {
       summary: `Ingest up to ${deps.batchMaxEvents} events in one transaction; one result per item`,
@@ -147,6 +149,7 @@ export const eventRoutes = (deps: EventDeps): Route[] => [
   {
     method: 'GET',
     path: '/api/v1/events',
+    scope: 'read',
     body: 'none',
     doc: {
       summary: 'Events, newest first',
@@ -158,6 +161,7 @@ export const eventRoutes = (deps: EventDeps): Route[] => [
   {
     method: 'GET',
     path: '/api/v1/events/type/:eventType',
+    scope: 'read',
     body: 'none',
     doc: {
       summary: 'Events of one type, newest first',
@@ -169,6 +173,7 @@ export const eventRoutes = (deps: EventDeps): Route[] => [
   {
     method: 'GET',
     path: '/api/v1/events/:eventId',
+    scope: 'read',
     body: 'none',
     doc: {
       summary: 'One event by eventId (evt_<id>)',

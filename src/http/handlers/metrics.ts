@@ -20,6 +20,7 @@ export const metricsRoutes = (deps: MetricsDeps): Route[] => [
   {
     method: 'GET',
     path: '/api/v1/metrics',
+    scope: 'read',
     body: 'none',
     gzip: true,
     doc: {
@@ -35,6 +36,7 @@ export const metricsRoutes = (deps: MetricsDeps): Route[] => [
   {
     method: 'POST',
     path: '/api/v1/metrics/reset',
+    scope: 'admin',
     body: 'none',
     doc: {
       summary: 'Zero every in-memory metric; stored events are untouched',

@@ -37,6 +37,7 @@ export const ruleTestRoutes = (deps: RuleTestDeps): Route[] => [
   {
     method: 'POST',
     path: '/api/v1/rules/test',
+    scope: 'read',
     body: 'json',
     doc: {
       summary: 'Test an unsaved rule against the live metrics (a bad config is 200 success:false)',
@@ -48,6 +49,7 @@ export const ruleTestRoutes = (deps: RuleTestDeps): Route[] => [
   {
     method: 'POST',
     path: '/api/v1/rules/test/:id',
+    scope: 'read',
     body: 'none',
     doc: {
       summary: 'Test a stored rule; the rule is not modified',

@@ -161,6 +161,8 @@ export const ruleRoutes = (deps: RuleDeps): Route[] => {
   ): Route => ({
     method,
     path: `/api/v1/rules${path}`,
+    // Reading rules needs `read`; every change to them (status transitions included) `admin`.
+    scope: method === 'GET' ? 'read' : 'admin',
     body: body === undefined ? 'none' : 'json',
     doc: { summary, responses, ...(body === undefined ? {} : { body }) },
     handle,

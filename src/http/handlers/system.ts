@@ -33,6 +33,7 @@ export const systemRoutes = (deps: SystemDeps): Route[] => [
   {
     method: 'GET',
     path: '/api/v1/events/health',
+    scope: 'public',
     body: 'none',
     doc: {
       summary: 'UP when the database answers, else 503 DOWN with the reason',
@@ -43,6 +44,7 @@ export const systemRoutes = (deps: SystemDeps): Route[] => [
   {
     method: 'GET',
     path: '/api/v1/events/test',
+    scope: 'public',
     body: 'none',
     doc: { summary: 'Service name and version', responses: { 200: ServiceInfoSchema } },
     handle: () => ({
