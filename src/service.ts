@@ -15,6 +15,9 @@ import { buildApp, listen } from './http/server.ts';
 import { buildRoutes } from './http/routes.ts';
 import { createLogger, redactUrlPasswords, type Logger } from './log.ts';
 import { createAlertSink } from './alerting/alert-sink.ts';
+import { startAuthentication } from './auth/start-auth.ts';
+import { stompAuthenticator } from './auth/stomp-auth.ts';
+import { originPolicy } from './http/origins.ts';
 import { createRuleSync } from './alerting/rule-sync.ts';
 import { deliverAlert } from './notify/deliver.ts';
 import { createDeliveryLimiter } from './notify/delivery-limiter.ts';
@@ -141,8 +144,13 @@ async function startOn(
     log,
   });
   metrics.onAlert((alert) => alertSink.accept(alert));
+  const auth = await startAuthentication(config, pool, log);
+  started.push(() => auth.stop());
   const gate = createRequestGate();
   const routes = buildRoutes({
+    authentication: config.VIGIL_AUTH,
+    hasher: auth.hasher,
+    reloadKeys: () => auth.store?.reload() ?? Promise.resolve(),
     batcher,
     pool,
     batchMaxEvents: config.BATCH_MAX_EVENTS,
@@ -154,13 +162,26 @@ async function startOn(
   });
   // One count for HTTP requests in progress and WebSockets: MAX_CONNECTIONS bounds both together.
   const connections = createConnectionLimit(config.MAX_CONNECTIONS);
-  const app = buildApp(routes, { maxBodyBytes: config.MAX_BODY_BYTES, log, gate, connections });
+  const origins = originPolicy(config.VIGIL_ALLOWED_ORIGINS);
+  const app = buildApp(routes, {
+    maxBodyBytes: config.MAX_BODY_BYTES,
+    log,
+    gate,
+    connections,
+    keys: auth.store,
+    origins,
+  });
   const stomp = attachStomp(app, {
     serverVersion: SERVICE_VERSION,
     connections,
     log,
     currentMetricsJson: () => metrics.snapshotJson(),
+    originAllowed: origins.allowed,
+    ...(auth.store === null ? {} : { authenticate: stompAuthenticator(auth.store) }),
   });
+  const keys = auth.store;
+  // A revoked or expired key's live sessions end at the next reload (within about a second).
+  keys?.onReload(() => stomp.recheckKeys((principal) => keys.holds(principal, Date.now())));
   // One serialisation per tick: the actor's latest snapshot goes to every subscriber as is.
   const broadcastTimers = hooks.broadcastTimers ?? REAL_TIMERS;
   const broadcast = broadcastTimers.setInterval(
@@ -183,6 +204,7 @@ async function startOn(
     ruleSync.stop();
     await metrics.stop();
     await alertSink.drain();
+    await auth.stop();
     await pool.close();
     await embedded?.stop();
     log.info('stopped');

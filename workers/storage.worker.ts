@@ -10,6 +10,7 @@ import { describeDbError } from '../src/db/db-failure.ts';
 import * as events from '../src/db/events-repository.ts';
 import * as rules from '../src/db/rules-repository.ts';
 import * as alerts from '../src/db/alerts-repository.ts';
+import * as apiKeys from '../src/db/api-keys-repository.ts';
 import type { MetricEvent } from '../src/domain/event.ts';
 import type { RuleRecord } from '../src/domain/rules/rule.ts';
 import { nameThisThread, THREAD_NAMES } from '../src/instrumentation/thread-name.ts';
@@ -180,6 +181,46 @@ export const listAlerts: StorageHandlers['listAlerts'] = ({ filter, page, size }
 export const activeRules: StorageHandlers['activeRules'] = ({ now, ids }) =>
   guarded('activeRules', () => alerts.activeRulesForEvaluation(sql, now, ids));
 
+export const createApiKey: StorageHandlers['createApiKey'] = async ({
+  fields,
+  prefix,
+  hash,
+  maxKeys,
+}) => {
+  const result = await guarded('createApiKey', () =>
+    apiKeys.createApiKey(sql, fields, prefix, hash, maxKeys),
+  );
+  if (!result.ok) return result;
+  if (result.value === 'KEY_LIMIT') {
+    return {
+      ok: false,
+      code: 'KEY_LIMIT',
+      message: `At most ${maxKeys} API keys may exist, revoked ones included`,
+    };
+  }
+  return { ok: true, value: result.value };
+};
+
+export const listApiKeys: StorageHandlers['listApiKeys'] = () =>
+  guarded('listApiKeys', () => apiKeys.listApiKeys(sql));
+
+export const storedApiKeys: StorageHandlers['storedApiKeys'] = () =>
+  guarded('storedApiKeys', () => apiKeys.storedApiKeys(sql));
+
+export const revokeApiKey: StorageHandlers['revokeApiKey'] = async ({ id }) => {
+  const result = await guarded('revokeApiKey', () => apiKeys.revokeApiKey(sql, id));
+  if (!result.ok) return result;
+  if (result.value === null)
+    return { ok: false, code: 'NOT_FOUND', message: `API key ${id} not found` };
+  return { ok: true, value: result.value };
+};
+
+export const touchApiKeys: StorageHandlers['touchApiKeys'] = ({ uses }) =>
+  guarded('touchApiKeys', async () => {
+    await apiKeys.touchApiKeys(sql, uses);
+    return true as const;
+  });
+
 // Checks that this module implements every handler of the protocol with its exact type.
 ({
   insertEvents,
@@ -199,4 +240,9 @@ export const activeRules: StorageHandlers['activeRules'] = ({ now, ids }) =>
   recordDeliveries,
   listAlerts,
   activeRules,
+  createApiKey,
+  listApiKeys,
+  storedApiKeys,
+  revokeApiKey,
+  touchApiKeys,
 }) satisfies StorageHandlers;

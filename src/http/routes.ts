@@ -6,6 +6,7 @@ import { Type } from '@sinclair/typebox';
 import { alertRoutes } from './handlers/alerts.ts';
 import { eventRoutes, type EventDeps } from './handlers/events.ts';
 import { evaluationStatsRoutes } from './handlers/evaluation-stats.ts';
+import { keyRoutes, type KeyDeps } from './handlers/keys.ts';
 import { metricsRoutes, type MetricsDeps } from './handlers/metrics.ts';
 import { ruleTestRoutes } from './handlers/rule-test.ts';
 import { ruleRoutes, type RuleDeps } from './handlers/rules.ts';
@@ -13,7 +14,7 @@ import { systemRoutes, type SystemDeps } from './handlers/system.ts';
 import { openApiDocument } from './openapi.ts';
 import type { Route } from './route-types.ts';
 
-export type RouteDeps = EventDeps & SystemDeps & MetricsDeps & RuleDeps;
+export type RouteDeps = EventDeps & SystemDeps & MetricsDeps & RuleDeps & KeyDeps;
 
 export function buildRoutes(deps: RouteDeps): Route[] {
   const routes: Route[] = [
@@ -24,6 +25,7 @@ export function buildRoutes(deps: RouteDeps): Route[] {
     ...ruleTestRoutes(deps),
     ...alertRoutes(deps),
     ...evaluationStatsRoutes(deps),
+    ...keyRoutes(deps),
   ];
   const openApi: Route = {
     method: 'GET',

@@ -3,6 +3,7 @@
  * Expected failures come back as data ({ ok: false, code }), never as thrown errors (STYLE 2).
  * The records these carry are declared in src/domain.
  */
+import type { ApiKeyFields, ApiKeyRecord, StoredApiKey } from '../domain/api-key.ts';
 import type { EventPage, EventRecord, NewEvent } from '../domain/event.ts';
 import type {
   AlertFilter,
@@ -86,6 +87,23 @@ export interface StorageHandlers {
     readonly now: number;
     readonly ids?: readonly number[];
   }): Promise<Result<readonly ActiveRule[], DbFailure>>;
+
+  /** Refused with KEY_LIMIT when `maxKeys` keys (revoked ones included) exist. */
+  createApiKey(input: {
+    readonly fields: ApiKeyFields;
+    readonly prefix: string;
+    readonly hash: string;
+    readonly maxKeys: number;
+  }): Promise<Result<ApiKeyRecord, DbFailure | 'KEY_LIMIT'>>;
+  listApiKeys(input: Record<string, never>): Promise<Result<readonly ApiKeyRecord[], DbFailure>>;
+  /** Every key with its hash: for the front thread's key store only. */
+  storedApiKeys(input: Record<string, never>): Promise<Result<readonly StoredApiKey[], DbFailure>>;
+  revokeApiKey(input: {
+    readonly id: number;
+  }): Promise<Result<ApiKeyRecord, DbFailure | 'NOT_FOUND'>>;
+  touchApiKeys(input: {
+    readonly uses: readonly { readonly id: number; readonly at: number }[];
+  }): Promise<Result<true, DbFailure>>;
 }
 
 export type StorageOperation = keyof StorageHandlers;

@@ -6,12 +6,16 @@ import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
 import { startService, type RunningService, type ServiceHooks } from '../../src/service.ts';
 import { createTestDatabase, withMigrationGate, type TestDatabase } from './database.ts';
+import { TEST_AUTH_ENV, withAdminKey } from './keys.ts';
 
 export interface TestService {
   readonly service: RunningService;
   readonly db: TestDatabase;
   readonly base: string;
-  /** fetch against the service, with a JSON body when `json` is given. */
+  /**
+   * fetch against the service with the admin key (unless `headers` name another key, or give
+   * `authorization: ''` for none), with a JSON body when `json` is given.
+   */
   request(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
 }
 
@@ -46,6 +50,7 @@ export async function startTestService(
     DB_CONNECTIONS_PER_WORKER: '2',
     // Test receivers listen on 127.0.0.1; the address check has its own tests, which turn it on.
     NOTIFY_ALLOW_PRIVATE: 'true',
+    ...TEST_AUTH_ENV,
     ...env,
     DATABASE_URL: db.url,
     DATABASE_SCHEMA: db.schema,
@@ -58,13 +63,19 @@ export async function startTestService(
   const base = `http://127.0.0.1:${service.port}`;
   const request = (path: string, init: RequestInit & { json?: unknown } = {}) => {
     const { json, ...rest } = init;
-    if (json === undefined) return fetch(base + path, rest);
-    return fetch(base + path, {
-      method: 'POST',
-      ...rest,
-      headers: { 'content-type': 'application/json', ...(rest.headers as Record<string, string>) },
-      body: JSON.stringify(json),
-    });
+    if (json === undefined) return fetch(base + path, withAdminKey(rest));
+    return fetch(
+      base + path,
+      withAdminKey({
+        method: 'POST',
+        ...rest,
+        headers: {
+          'content-type': 'application/json',
+          ...(rest.headers as Record<string, string>),
+        },
+        body: JSON.stringify(json),
+      }),
+    );
   };
   return { service, db, base, request };
 }

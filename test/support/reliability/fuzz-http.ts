@@ -5,6 +5,7 @@
 import http from 'node:http';
 import fc from 'fast-check';
 import { ERROR_STATUS, type ErrorCode } from '../../../src/errors.ts';
+import { keyHeaders } from '../keys.ts';
 
 export interface Endpoint {
   /** OpenAPI path, e.g. `/api/v1/rules/{id}`. */
@@ -528,6 +529,7 @@ export function send(
       resolve(sent);
     };
     const headers: Record<string, string | number> = {};
+    Object.assign(headers, keyHeaders());
     if (request.contentType !== null) headers['content-type'] = request.contentType;
     if (request.body !== null) headers['content-length'] = request.body.length;
     let req: http.ClientRequest;

@@ -7,6 +7,7 @@ import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { probeHealth } from './probes.ts';
 import { problemsOf } from './fuzz-http.ts';
+import { TEST_ADMIN_KEY } from '../keys.ts';
 
 export interface RawAnswer {
   readonly status: number;
@@ -92,7 +93,7 @@ export function parseResponses(data: Buffer): RawAnswer[] {
 
 const event = '{"eventType":"raw.case","source":"fuzz-raw"}';
 const post = (headers: string, body = ''): string =>
-  `POST /api/v1/events HTTP/1.1\r\nHost: x\r\n${headers}\r\n${body}`;
+  `POST /api/v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_ADMIN_KEY}\r\n${headers}\r\n${body}`;
 
 interface CaseDef {
   readonly name: string;
