@@ -3,7 +3,7 @@
  * test file's own schema, and stops it at teardown.
  */
 import { loadConfig } from '../../src/config.ts';
-import { createLogger } from '../../src/log.ts';
+import { createLogger, type Logger } from '../../src/log.ts';
 import { startService, type RunningService, type ServiceHooks } from '../../src/service.ts';
 import { createTestDatabase, withMigrationGate, type TestDatabase } from './database.ts';
 import { TEST_AUTH_ENV, withAdminKey } from './keys.ts';
@@ -33,6 +33,8 @@ export interface TestServiceOptions {
   readonly database?: TestDatabase;
   /** Timers the test fires itself instead of the service's real ones. */
   readonly hooks?: ServiceHooks;
+  /** Where the service logs (a captured log, to check what it says); default: LOG_LEVEL to stdout. */
+  readonly log?: Logger;
 }
 
 /** `env` overrides configuration variables (DATABASE_URL and DATABASE_SCHEMA excepted). */
@@ -57,7 +59,11 @@ export async function startTestService(
   });
   // The service migrates at start-up too.
   const service = await withMigrationGate(db.url, () =>
-    startService(config, createLogger(config.LOG_LEVEL, 'test-service'), options.hooks),
+    startService(
+      config,
+      options.log ?? createLogger(config.LOG_LEVEL, 'test-service'),
+      options.hooks,
+    ),
   );
   t.teardown(() => service.stop());
   const base = `http://127.0.0.1:${service.port}`;
