@@ -15,7 +15,7 @@ import { createRateLimiter, type RateLimiter } from './rate-limit.ts';
 
 export const RELOAD_MS = 1000;
 export const LAST_USED_FLUSH_MS = 5000;
-/** Presented keys whose hash is remembered: HMAC once per key, not once per request. */
+/** Known keys whose hash is remembered: an HMAC once per key, not once per request. */
 const HASH_CACHE_KEYS = 10_000;
 
 export interface KeyUse {
@@ -71,13 +71,14 @@ export function createKeyStore(deps: KeyStoreDeps): KeyStore {
   const { hasher, log } = deps;
   const timers = deps.timers ?? REAL_TIMERS;
   const hashes = new LRUCache<string, string>({ max: HASH_CACHE_KEYS });
-  const hashOf = (key: string): string => {
-    let hash = hashes.get(key);
-    if (hash === undefined) {
-      hash = hasher(key);
-      hashes.set(key, hash);
-    }
-    return hash;
+  /** The entry of a presented key; only known keys are remembered, so guesses evict nothing. */
+  const entryOf = (key: string): Entry | undefined => {
+    const cached = hashes.get(key);
+    if (cached !== undefined) return byHash.get(cached);
+    const hash = hasher(key);
+    const entry = byHash.get(hash);
+    if (entry !== undefined) hashes.set(key, hash);
+    return entry;
   };
   let byHash = new Map<string, Entry>();
   const byId = new Map<number, Entry>();
@@ -86,7 +87,7 @@ export function createKeyStore(deps: KeyStoreDeps): KeyStore {
     own ?? (scope === 'ingest' ? deps.defaultRates.ingest : deps.defaultRates.other);
 
   if (deps.bootstrapKey !== undefined) {
-    byHash.set(hashOf(deps.bootstrapKey), {
+    byHash.set(hasher(deps.bootstrapKey), {
       keyId: null,
       scope: 'admin',
       label: 'VIGIL_BOOTSTRAP_ADMIN_KEY',
@@ -183,7 +184,7 @@ export function createKeyStore(deps: KeyStoreDeps): KeyStore {
             'The API key is malformed (its checksum does not match): check it was copied whole',
         };
       }
-      const entry = byHash.get(hashOf(presented));
+      const entry = entryOf(presented);
       if (entry === undefined) return { ok: false, reason: 'Unknown API key' };
       if (entry.revoked) return { ok: false, reason: `API key ${entry.label}… was revoked` };
       if (entry.expiresAt !== null && entry.expiresAt <= now) {
