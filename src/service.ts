@@ -16,6 +16,7 @@ import { buildRoutes } from './http/routes.ts';
 import { createLogger, redactUrlPasswords, type Logger } from './log.ts';
 import { createAlertSink } from './alerting/alert-sink.ts';
 import { createRuleSync } from './alerting/rule-sync.ts';
+import { createContactPointDirectory } from './notify/contact-point-directory.ts';
 import { deliverAlert } from './notify/deliver.ts';
 import { createDeliveryLimiter } from './notify/delivery-limiter.ts';
 import { notifyOptionsFrom } from './notify/notify-options.ts';
@@ -129,6 +130,9 @@ async function startOn(
   const ruleSync = createRuleSync(pool, metrics, log);
   started.push(() => ruleSync.stop());
   await ruleSync.changed();
+  const contactPoints = createContactPointDirectory(pool, log);
+  started.push(() => contactPoints.stop());
+  if (!(await contactPoints.reload())) throw new Error('could not load the contact points');
   const notify = notifyOptionsFrom(config);
   const limiter = createDeliveryLimiter(
     { concurrency: config.NOTIFY_CONCURRENCY, queueMax: config.NOTIFY_QUEUE_MAX },
@@ -137,7 +141,7 @@ async function startOn(
   const alertSink = createAlertSink({
     pool,
     publish: (json) => stomp.publish('/topic/alerts', json),
-    deliver: (alert, rule) => deliverAlert(alert, rule, notify, limiter),
+    deliver: (alert, rule) => deliverAlert(alert, rule, notify, limiter, contactPoints),
     log,
   });
   metrics.onAlert((alert) => alertSink.accept(alert));
@@ -149,6 +153,7 @@ async function startOn(
     timeoutMs: config.DB_QUERY_TIMEOUT_MS,
     maxRules: config.MAX_RULES,
     metrics,
+    contactPoints,
     // The change is committed either way; a failed reload is logged and retried by ruleSync.
     onRuleChanged: (id) => ruleSync.changed(id),
   });
@@ -181,6 +186,7 @@ async function startOn(
     await batcher.drain();
     // Evaluation stops before the last alerts are stored, so none arrives after the pool closed.
     ruleSync.stop();
+    contactPoints.stop();
     await metrics.stop();
     await alertSink.drain();
     await pool.close();
