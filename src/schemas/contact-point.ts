@@ -50,7 +50,8 @@ export const ContactPointCreateBody = Type.Object(
         name: 'oncall',
         type: 'slack',
         isDefault: true,
-        settings: { webhookUrl: 'https://hooks.slack.com/services/T0…/****', channel: '#alerts' },
+        // A placeholder, never a real credential: the document is public.
+        settings: { webhookUrl: 'https://hooks.slack.com/services/T…/B…/…', channel: '#alerts' },
       },
     ],
   },
