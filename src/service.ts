@@ -39,6 +39,8 @@ export interface ServiceHooks {
   readonly restartTimers?: RestartTimers;
   /** The /topic/metrics broadcast tick. */
   readonly broadcastTimers?: Pick<Timers, 'setInterval' | 'clearInterval'>;
+  /** The periodic reload of the contact points (changes made through another instance). */
+  readonly contactPointTimers?: Pick<Timers, 'setInterval' | 'clearInterval'>;
 }
 
 export async function startService(
@@ -130,7 +132,7 @@ async function startOn(
   const ruleSync = createRuleSync(pool, metrics, log);
   started.push(() => ruleSync.stop());
   await ruleSync.changed();
-  const contactPoints = createContactPointDirectory(pool, log);
+  const contactPoints = createContactPointDirectory(pool, log, hooks.contactPointTimers);
   started.push(() => contactPoints.stop());
   if (!(await contactPoints.reload())) throw new Error('could not load the contact points');
   const notify = notifyOptionsFrom(config);

@@ -129,11 +129,11 @@ const TestCheck = TypeCompiler.Compile(RuleTestBody);
 export type RuleUpdateInput = Partial<RuleFields>;
 
 /**
- * The stored rule (callers pass the whole stored rule): what an update's ruleType / ruleConfig and
- * notificationChannels / notificationConfig are checked against. Absent channels / config: none.
+ * The stored rule (callers pass the whole stored rule): what an update's ruleType / ruleConfig are
+ * checked against. notificationChannels and notificationConfig are checked each on its own: an
+ * entry needs no config, and a missing contact point is not a validation error.
  */
-export type CurrentRuleConfig = Pick<RuleFields, 'ruleType' | 'ruleConfig'> &
-  Partial<Pick<RuleFields, 'notificationChannels' | 'notificationConfig'>>;
+export type CurrentRuleConfig = Pick<RuleFields, 'ruleType' | 'ruleConfig'>;
 
 export type RuleBodyCheck<T> =
   | { readonly ok: true; readonly value: T }
@@ -293,8 +293,8 @@ function checkTest(body: unknown): RuleBodyCheck<RuleTestInput & RuleTestBody> {
  * is under the one key `ruleConfig`: the rule test's validationErrors, in order, joined with `; `.
  * - create: full check, defaults applied, ruleConfig normalised.
  * - update: `current` is the stored rule; a new ruleType or ruleConfig is validated as the pair
- *   that will run, and `value.ruleConfig` is then the normalised config; a new notificationChannels
- *   or notificationConfig is validated merged with the stored other one.
+ *   that will run, and `value.ruleConfig` is then the normalised config; notificationConfig, when
+ *   present, is checked on its own (non-secret settings only).
  * - test: the body's shape only; ruleConfig content is judged by testRule (a 200 result).
  * A ruleType outside EVALUATED_RULE_TYPES is refused on all three, under `ruleType`.
  */

@@ -2,15 +2,33 @@
 // default Slack contact point posts to that contact point's URL with that channel (a real local
 // receiver); the stored alert's deliveries hold no secret; a rule naming a contact point that does
 // not exist stores the failed delivery "no contact point for ..."; a change through the API is
-// used by the next alert.
+// used by the next alert, and one made by another instance once the periodic reload ran.
 import t from 'tap';
+import { RELOAD_MS } from '../../src/notify/contact-point-directory.ts';
 import { contactPointsApi } from '../support/contact-points.ts';
 import { startTestService } from '../support/service.ts';
 import { startHttpReceiver } from '../notify/receivers.ts';
 import { alertsOf } from './alerts-helpers.ts';
 import { firstDeliveredAlert } from './notify-helpers.ts';
 
-const svc = await startTestService(t, { RULE_EVALUATION_MS: '200' });
+/** The periodic reload runs when the test fires it, as a change made through another instance. */
+const reload = { periodMs: 0, fire: (): void => {} };
+const svc = await startTestService(
+  t,
+  { RULE_EVALUATION_MS: '200' },
+  {
+    hooks: {
+      contactPointTimers: {
+        setInterval(tick, ms) {
+          reload.periodMs = ms;
+          reload.fire = tick;
+          return 0;
+        },
+        clearInterval: () => {},
+      },
+    },
+  },
+);
 const points = contactPointsApi(svc);
 const secretPath = '/services/T0SECRET/B0SECRET/slacksecret';
 
@@ -86,3 +104,23 @@ void t.test('a PUT through the API is used by the next alert', async (t) => {
   t.equal(after.received[0]?.headers.authorization, 'Bearer hooksecret', 'the header was kept');
   t.notMatch(JSON.stringify(await alertsOf(svc, second.ruleId)), /hooksecret/);
 });
+
+void t.test(
+  'a contact point written by another instance is used after the periodic reload',
+  async (t) => {
+    t.equal(reload.periodMs, RELOAD_MS, 'reloaded every 5 s');
+    const receiver = await startHttpReceiver(t);
+    // Another instance's write: straight into the table, this instance's API knows nothing of it.
+    await svc.db.sql`
+    INSERT INTO contact_points (name, type, settings)
+    VALUES ('from-elsewhere', 'webhook', ${svc.db.sql.json({ url: receiver.url })})`;
+    reload.fire();
+    const alert = await firstDeliveredAlert(svc, {
+      name: 'Errors to another instance’s hook',
+      severity: 'LOW',
+      notificationChannels: ['webhook:from-elsewhere'],
+    });
+    t.match(alert.deliveries, [{ channel: 'webhook:from-elsewhere', ok: true }]);
+    t.equal(receiver.received.length, 1);
+  },
+);
