@@ -18,24 +18,16 @@ import {
 } from '../../schemas/contact-point.ts';
 import { ErrorSchema } from '../../schemas/event-responses.ts';
 import type { Reply } from '../reply.ts';
+import { routesUnder } from '../route-builder.ts';
 import type { Request, Route } from '../route-types.ts';
-import { MAX_RULE_ID, POSITIVE_INT } from './rules.ts';
+import { serialIdOf } from './rules.ts';
 
 export interface ContactPointDeps {
   readonly pool: StoragePool;
   readonly contactPoints: Pick<ContactPointDirectory, 'reload'>;
 }
 
-const NOT_FOUND = 'Contact point not found';
-
-/** The path's id: 400 when not a positive integer, 404 when beyond any id (serial, int4). */
-function idOf(req: Request): number {
-  const raw = req.params.id ?? '';
-  if (!POSITIVE_INT.test(raw)) throw validationError({ id: 'id must be a positive integer' });
-  const id = Number(raw);
-  if (id > MAX_RULE_ID) throw notFound(NOT_FOUND);
-  return id;
-}
+const idOf = (req: Request): number => serialIdOf(req, 'Contact point not found');
 
 function valueOf<T>(
   result: { ok: true; value: T } | { ok: false; code: string; message: string },
@@ -99,22 +91,8 @@ const errors = { 400: ErrorSchema, 500: ErrorSchema };
 const withId = { ...errors, 404: ErrorSchema };
 
 export const contactPointRoutes = (deps: ContactPointDeps): Route[] => {
-  const route = (
-    method: Route['method'],
-    path: string,
-    summary: string,
-    responses: Route['doc']['responses'],
-    handle: Route['handle'],
-    body?: Route['doc']['body'],
-  ): Route => ({
-    method,
-    path: `/api/v1/contact-points${path}`,
-    // Contact points hold credentials: reading them (even redacted) is for admins only.
-    scope: 'admin',
-    body: body === undefined ? 'none' : 'json',
-    doc: { summary, responses, ...(body === undefined ? {} : { body }) },
-    handle,
-  });
+  // Contact points hold credentials: reading them (even redacted) is for admins only.
+  const route = routesUnder('/api/v1/contact-points', () => 'admin');
   return [
     route(
       'POST',
