@@ -11,6 +11,7 @@ import {
   type ContactPoint,
   type ContactPointFields,
 } from '../domain/contact-points/contact-point.ts';
+import { redactedPaths } from '../domain/contact-points/redact.ts';
 import { mergeSettingsUpdate } from '../domain/contact-points/settings-update.ts';
 import { contactPointSettingsErrors } from '../domain/rules/notification-config.ts';
 import { NOTIFICATION_CHANNELS } from '../domain/rules/rule-types.ts';
@@ -87,6 +88,12 @@ function settingsChecked(fields: ContactPointFields): ContactPointBodyCheck {
   }
   if (Object.keys(errors).length === 0) {
     Object.assign(errors, contactPointSettingsErrors(fields.type, fields.settings));
+  }
+  // A redacted form where no stored secret answers it (a create copied from a read, say) would
+  // be stored as the secret and fail every delivery.
+  for (const path of redactedPaths(fields.type, fields.settings)) {
+    errors[path] ??=
+      `${path} holds a redacted value (as reads show it), not a secret: send the secret itself`;
   }
   return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, value: fields };
 }

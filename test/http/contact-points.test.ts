@@ -129,6 +129,13 @@ void t.test('PUT of what GET returned keeps every secret', async (t) => {
     'VALIDATION_FAILED',
     ['settings.url'],
   );
+  await expectError(
+    t,
+    await api.send('PUT', `/${point.id}`, { settings: { headers: { 'X-New': '****' } } }),
+    400,
+    'VALIDATION_FAILED',
+    ['settings.headers.X-New'],
+  );
 });
 
 void t.test('one default per type: a new default takes it from the old one', async (t) => {
@@ -161,6 +168,10 @@ void t.test('errors: 400 naming the field, 404, 409 CONTACT_POINT_NAME_TAKEN', a
       ['settings.headers.Host'],
     ],
     [{ ...slack(), isDefault: 'yes' }, ['isDefault']],
+    [
+      { ...slack(), settings: { webhookUrl: 'https://hooks.slack.com/services/T0…/****' } },
+      ['settings.webhookUrl'],
+    ],
     [{ ...slack(), id: 3 }, ['id']],
     [{ name: 'x', type: 'email' }, ['settings']],
   ];

@@ -49,6 +49,29 @@ const redactHeaders = (headers: unknown): Record<string, string> =>
 export const redactSecret = (key: string, value: unknown): unknown =>
   key === 'headers' ? redactHeaders(value) : redactUrl(value);
 
+/**
+ * The paths of `settings` that hold a redacted form instead of a secret (a URL ending in `/****`,
+ * a header value `****`): what a read showed, sent where no stored secret answers it.
+ */
+export function redactedPaths(
+  type: ContactPoint['type'],
+  settings: Readonly<Record<string, unknown>>,
+  path = 'settings',
+): string[] {
+  const found: string[] = [];
+  for (const key of SECRET_KEYS[type]) {
+    const value = settings[key];
+    if (key === 'headers' && typeof value === 'object' && value !== null) {
+      for (const [name, v] of Object.entries(value)) {
+        if (v === HIDDEN) found.push(`${path}.${key}.${name}`);
+      }
+    } else if (typeof value === 'string' && (value === HIDDEN || value.endsWith(`/${HIDDEN}`))) {
+      found.push(`${path}.${key}`);
+    }
+  }
+  return found;
+}
+
 /** The settings as every read shows them: each secret (SECRET_KEYS) replaced by its redacted form. */
 export function redactSettings(
   type: ContactPoint['type'],

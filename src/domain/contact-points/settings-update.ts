@@ -4,7 +4,7 @@
  * - a key left out keeps its stored value; `null` removes an optional key;
  * - a secret sent as the redacted form of the stored one (what GET showed) keeps the stored one;
  * - `headers`, when given, is the new set of headers; a header whose value is `****` keeps the
- *   stored value of that header (and is refused by validation if there is none).
+ *   stored value of that header (and is refused, as any redacted form left over, if there is none).
  */
 import { SECRET_KEYS } from '../rules/notification-config.ts';
 import type { NotificationChannel } from '../rules/rule-types.ts';

@@ -6,7 +6,11 @@ import {
   noContactPoint,
   parseChannelRef,
 } from '../../../src/domain/contact-points/contact-point.ts';
-import { redactSettings, redactUrl } from '../../../src/domain/contact-points/redact.ts';
+import {
+  redactedPaths,
+  redactSettings,
+  redactUrl,
+} from '../../../src/domain/contact-points/redact.ts';
 import { mergeSettingsUpdate } from '../../../src/domain/contact-points/settings-update.ts';
 
 t.test('redactUrl: scheme, host and 2 characters of the path', (t) => {
@@ -73,13 +77,31 @@ t.test('mergeSettingsUpdate: what GET showed, sent back, keeps the secrets', (t)
   t.same(
     mergeSettingsUpdate('webhook', stored, { headers: { 'X-New': '****' } }),
     { ...stored, headers: { 'X-New': '****' } },
-    'a **** header with no stored value stays **** (validation then stores it as given)',
+    'a **** header with no stored value stays **** (for validation to refuse)',
   );
   t.same(
     mergeSettingsUpdate('slack', { webhookUrl: 'https://h.example/a/b/c' }, { channel: '#x' }),
     { webhookUrl: 'https://h.example/a/b/c', channel: '#x' },
   );
   t.equal(mergeSettingsUpdate('slack', {}, 'x'), 'x', 'not an object: left to validation');
+  t.end();
+});
+
+t.test('redactedPaths: a redacted form where a secret should be', (t) => {
+  const shown = redactSettings('webhook', {
+    url: 'https://hooks.example.com/vigil/abc',
+    headers: { Authorization: 'Bearer s3cret', 'X-Team': 'ops' },
+  });
+  t.same(redactedPaths('webhook', shown), [
+    'settings.url',
+    'settings.headers.Authorization',
+    'settings.headers.X-Team',
+  ]);
+  t.same(redactedPaths('slack', { webhookUrl: 'https://hooks.slack.com/services/T0…/****' }), [
+    'settings.webhookUrl',
+  ]);
+  t.same(redactedPaths('slack', { webhookUrl: 'https://hooks.slack.com/services/T/B/x' }), []);
+  t.same(redactedPaths('email', { to: '****@example.com' }), [], 'e-mail holds no secret');
   t.end();
 });
 
