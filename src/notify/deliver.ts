@@ -12,6 +12,7 @@ import {
   type ChannelRef,
   type ContactPoint,
 } from '../domain/contact-points/contact-point.ts';
+import { applyTemplate } from '../domain/contact-points/template.ts';
 import { channelConfig, mergeChannelSettings } from '../domain/rules/notification-config.ts';
 import type { AlertPayload, DeliveryResult } from '../domain/rules/alert.ts';
 import type { DeliveryLimiter } from './delivery-limiter.ts';
@@ -50,15 +51,18 @@ async function send(
   switch (point.type) {
     case 'webhook': {
       const checked = channelConfig('webhook', settings);
-      return checked.ok ? sendWebhook(alert, checked.value, options) : invalid(checked.errors);
+      if (!checked.ok) return invalid(checked.errors);
+      return sendWebhook(applyTemplate(alert, checked.value.template), checked.value, options);
     }
     case 'slack': {
       const checked = channelConfig('slack', settings);
-      return checked.ok ? sendSlack(alert, checked.value, options) : invalid(checked.errors);
+      if (!checked.ok) return invalid(checked.errors);
+      return sendSlack(applyTemplate(alert, checked.value.template), checked.value, options);
     }
     case 'email': {
       const checked = channelConfig('email', settings);
-      return checked.ok ? sendEmail(alert, checked.value, options) : invalid(checked.errors);
+      if (!checked.ok) return invalid(checked.errors);
+      return sendEmail(applyTemplate(alert, checked.value.template), checked.value, options);
     }
   }
 }

@@ -1,6 +1,7 @@
 // deliverAlert: every channel entry at once, each resolved to its contact point with the rule's
-// settings merged over the contact point's, one result each, a failing channel never blocks the
-// others, and an entry without a contact point fails with the reason issue 17 gives.
+// settings (channel, recipients, subject, message template) merged over the contact point's, one
+// result each, a failing channel never blocks the others, and an entry without a contact point
+// fails with the reason issue 17 gives.
 import t from 'tap';
 import { deliverAlert } from '../../src/notify/deliver.ts';
 import {
@@ -49,13 +50,16 @@ t.test("the rule's settings merge over the contact point's", async (t) => {
       notificationChannels: ['slack', 'email'],
       notificationConfig: {
         slack: { channel: '#alerts' },
-        email: { to: 'extra@example.com', subject: 'Per rule' },
+        email: { to: 'extra@example.com', subject: 'Per rule', template: '{ruleName} #{alertId}' },
       },
     },
     notifyOptions({ smtpUrl: smtp.url }),
     testLimiter(),
     contactPoints(
-      { type: 'slack', settings: { webhookUrl: slack.url, channel: '#general' } },
+      {
+        type: 'slack',
+        settings: { webhookUrl: slack.url, channel: '#general', template: '{severity}: {message}' },
+      },
       { type: 'email', settings: { to: 'ops@example.com', subject: 'Default' } },
     ),
   );
@@ -63,9 +67,16 @@ t.test("the rule's settings merge over the contact point's", async (t) => {
     { channel: 'slack', ok: true },
     { channel: 'email', ok: true },
   ]);
-  t.match(JSON.parse(slack.received[0]?.body ?? '{}'), { channel: '#alerts' });
+  const posted = JSON.stringify(JSON.parse(slack.received[0]?.body ?? '{}'));
+  t.match(JSON.parse(posted), { channel: '#alerts' });
+  t.match(
+    posted,
+    'CRITICAL: High error rate: errorRate 12.5 &gt; 5',
+    "the contact point's template",
+  );
   t.match(smtp.mails[0], { to: ['ops@example.com', 'extra@example.com'] });
   t.match(smtp.mails[0]?.raw, /Subject: Per rule/);
+  t.match(smtp.mails[0]?.raw, /Message: High error rate #42/, "the rule's template");
 });
 
 t.test('one failing channel does not stop the others', async (t) => {

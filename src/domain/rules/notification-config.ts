@@ -5,10 +5,11 @@
  * only), merged over its contact point's at delivery. Pure. Only a URL's syntax and scheme are
  * checked here; the address policy is applied at delivery (src/notify/resolve-target.ts).
  */
+import { templateProblem } from '../contact-points/template.ts';
 import { NOTIFICATION_CHANNELS, type NotificationChannel } from './rule-types.ts';
 
 /** `webhook`: the alert JSON is POSTed to `url`. */
-export interface WebhookConfig {
+export interface WebhookConfig extends MessageTemplate {
   readonly url: string;
   readonly headers?: Readonly<Record<string, string>>;
   /** Per-attempt timeout; overrides NOTIFY_TIMEOUT_MS for this rule. */
@@ -16,15 +17,20 @@ export interface WebhookConfig {
 }
 
 /** `slack`: a Slack incoming-webhook URL; `channel` overrides the webhook's default channel. */
-export interface SlackConfig {
+export interface SlackConfig extends MessageTemplate {
   readonly webhookUrl: string;
   readonly channel?: string;
 }
 
 /** `email`: one address or several; `subject` replaces `[Vigil <SEVERITY>] <rule name>`. */
-export interface EmailConfig {
+export interface EmailConfig extends MessageTemplate {
   readonly to: string | readonly string[];
   readonly subject?: string;
+}
+
+/** Every channel: replaces the alert's `message` in what is sent (contact-points/template.ts). */
+export interface MessageTemplate {
+  readonly template?: string;
 }
 
 export interface ChannelConfigs {
@@ -73,9 +79,9 @@ const NOT_LATIN1 = /[^\t\u0020-\u00ff]/;
 
 /** What a contact point of each type holds: the destination, its secrets, its defaults. */
 const SETTINGS_KEYS: { readonly [C in NotificationChannel]: readonly string[] } = {
-  webhook: ['url', 'headers', 'timeoutMs'],
-  slack: ['webhookUrl', 'channel'],
-  email: ['to', 'subject'],
+  webhook: ['url', 'headers', 'timeoutMs', 'template'],
+  slack: ['webhookUrl', 'channel', 'template'],
+  email: ['to', 'subject', 'template'],
 };
 const REQUIRED_KEY: { readonly [C in NotificationChannel]: string } = {
   webhook: 'url',
@@ -93,9 +99,9 @@ export const SECRET_KEYS: { readonly [C in NotificationChannel]: readonly string
  * point's (mergeChannelSettings). Email `to` there adds recipients to the contact point's.
  */
 const RULE_KEYS: { readonly [C in NotificationChannel]: readonly string[] } = {
-  webhook: ['timeoutMs'],
-  slack: ['channel'],
-  email: ['to', 'subject'],
+  webhook: ['timeoutMs', 'template'],
+  slack: ['channel', 'template'],
+  email: ['to', 'subject', 'template'],
 };
 
 /** Which keys a section may hold, which one it must, and which are refused with their own text. */
@@ -195,6 +201,7 @@ function valueProblems(
     const message = problem(`${path}.${key}`, value);
     if (message !== undefined) errors[`${path}.${key}`] = message;
   };
+  check('template', templateProblem);
   switch (channel) {
     case 'webhook':
       check('url', urlProblem);

@@ -25,9 +25,9 @@ const settings = {
 };
 /** Every key a rule may set, per type. */
 const ruleConfig = {
-  webhook: { timeoutMs: 5000 },
-  slack: { channel: '#alerts' },
-  email: { to: 'extra@example.com', subject: 'Vigil says' },
+  webhook: { timeoutMs: 5000, template: '{ruleName}: {message}' },
+  slack: { channel: '#alerts', template: ':rotating_light: {severity} {conditions}' },
+  email: { to: 'extra@example.com', subject: 'Vigil says', template: 'See {ruleId}\n{message}' },
 };
 
 t.test('valid contact point settings', (t) => {
@@ -125,7 +125,7 @@ t.test('contact point settings: bad values', (t) => {
       'webhook',
       'https://x.test',
       {
-        settings: 'settings must be an object { url, headers?, timeoutMs? }',
+        settings: 'settings must be an object { url, headers?, timeoutMs?, template? }',
       },
     ],
     [
@@ -133,7 +133,7 @@ t.test('contact point settings: bad values', (t) => {
       'email',
       ['a@b.c'],
       {
-        settings: 'settings must be an object { to, subject? }',
+        settings: 'settings must be an object { to, subject?, template? }',
       },
     ],
     [
@@ -252,8 +252,10 @@ t.test('contact point settings: unknown keys are named', (t) => {
   t.same(
     contactPointSettingsErrors('webhook', { url: 'https://x.test', method: 'PUT', retries: 3 }),
     {
-      'settings.method': "Unknown key 'method' in settings (allowed: url, headers, timeoutMs)",
-      'settings.retries': "Unknown key 'retries' in settings (allowed: url, headers, timeoutMs)",
+      'settings.method':
+        "Unknown key 'method' in settings (allowed: url, headers, timeoutMs, template)",
+      'settings.retries':
+        "Unknown key 'retries' in settings (allowed: url, headers, timeoutMs, template)",
     },
   );
   t.end();
@@ -273,7 +275,7 @@ t.test('a rule config holds non-secret settings only, all optional', (t) => {
     'notificationConfig.pagerduty':
       "Unknown channel 'pagerduty' in notificationConfig (allowed: email, slack, webhook)",
     'notificationConfig.email.cc':
-      "Unknown key 'cc' in notificationConfig.email (allowed: to, subject)",
+      "Unknown key 'cc' in notificationConfig.email (allowed: to, subject, template)",
   });
   t.same(
     notificationConfigErrors({ email: { to: 'x' }, webhook: { timeoutMs: 5 } }),
@@ -285,6 +287,29 @@ t.test('a rule config holds non-secret settings only, all optional', (t) => {
     },
     'values are checked as in a contact point',
   );
+  t.end();
+});
+
+t.test('templates: known placeholders only', (t) => {
+  t.same(
+    notificationConfigErrors({
+      slack: { template: 'Hi {rulename}' },
+      email: { template: '' },
+      webhook: { template: 'a\u0007b' },
+    }),
+    {
+      'notificationConfig.slack.template':
+        'notificationConfig.slack.template: unknown placeholder {rulename} (known: ruleName, ruleId, ruleVersion, severity, triggeredAt, conditions, message, alertId). Did you mean {ruleName}?',
+      'notificationConfig.email.template':
+        'notificationConfig.email.template must be a string of 1 to 2000 characters',
+      'notificationConfig.webhook.template':
+        'notificationConfig.webhook.template must not contain control characters other than line breaks and tabs',
+    },
+  );
+  t.same(contactPointSettingsErrors('slack', { webhookUrl: 'https://x.test', template: '{x}' }), {
+    'settings.template':
+      'settings.template: unknown placeholder {x} (known: ruleName, ruleId, ruleVersion, severity, triggeredAt, conditions, message, alertId)',
+  });
   t.end();
 });
 
@@ -310,10 +335,11 @@ t.test('mergeChannelSettings: the rule over the contact point', (t) => {
   t.same(mergeChannelSettings('slack', settings.slack, ruleConfig), {
     webhookUrl: settings.slack.webhookUrl,
     channel: '#alerts',
+    template: ruleConfig.slack.template,
   });
   t.same(mergeChannelSettings('webhook', settings.webhook, ruleConfig), {
     ...settings.webhook,
-    timeoutMs: 5000,
+    ...ruleConfig.webhook,
   });
   t.same(
     mergeChannelSettings('email', settings.email, {
