@@ -19,6 +19,7 @@ import { startAuthentication } from './auth/start-auth.ts';
 import { stompAuthenticator } from './auth/stomp-auth.ts';
 import { originPolicy } from './http/origins.ts';
 import { createRuleSync } from './alerting/rule-sync.ts';
+import { createContactPointDirectory } from './notify/contact-point-directory.ts';
 import { deliverAlert } from './notify/deliver.ts';
 import { createDeliveryLimiter } from './notify/delivery-limiter.ts';
 import { notifyOptionsFrom } from './notify/notify-options.ts';
@@ -41,6 +42,8 @@ export interface ServiceHooks {
   readonly restartTimers?: RestartTimers;
   /** The /topic/metrics broadcast tick. */
   readonly broadcastTimers?: Pick<Timers, 'setInterval' | 'clearInterval'>;
+  /** The periodic reload of the contact points (changes made through another instance). */
+  readonly contactPointTimers?: Pick<Timers, 'setInterval' | 'clearInterval'>;
 }
 
 export async function startService(
@@ -132,6 +135,9 @@ async function startOn(
   const ruleSync = createRuleSync(pool, metrics, log);
   started.push(() => ruleSync.stop());
   await ruleSync.changed();
+  const contactPoints = createContactPointDirectory(pool, log, hooks.contactPointTimers);
+  started.push(() => contactPoints.stop());
+  if (!(await contactPoints.reload())) throw new Error('could not load the contact points');
   const notify = notifyOptionsFrom(config);
   const limiter = createDeliveryLimiter(
     { concurrency: config.NOTIFY_CONCURRENCY, queueMax: config.NOTIFY_QUEUE_MAX },
@@ -140,7 +146,7 @@ async function startOn(
   const alertSink = createAlertSink({
     pool,
     publish: (json) => stomp.publish('/topic/alerts', json),
-    deliver: (alert, rule) => deliverAlert(alert, rule, notify, limiter),
+    deliver: (alert, rule) => deliverAlert(alert, rule, notify, limiter, contactPoints),
     log,
   });
   metrics.onAlert((alert) => alertSink.accept(alert));
@@ -157,6 +163,7 @@ async function startOn(
     timeoutMs: config.DB_QUERY_TIMEOUT_MS,
     maxRules: config.MAX_RULES,
     metrics,
+    contactPoints,
     // The change is committed either way; a failed reload is logged and retried by ruleSync.
     onRuleChanged: (id) => ruleSync.changed(id),
   });
@@ -202,6 +209,7 @@ async function startOn(
     await batcher.drain();
     // Evaluation stops before the last alerts are stored, so none arrives after the pool closed.
     ruleSync.stop();
+    contactPoints.stop();
     await metrics.stop();
     await alertSink.drain();
     await auth.stop();

@@ -11,6 +11,7 @@ import * as events from '../src/db/events-repository.ts';
 import * as rules from '../src/db/rules-repository.ts';
 import * as alerts from '../src/db/alerts-repository.ts';
 import * as apiKeys from '../src/db/api-keys-repository.ts';
+import * as contactPoints from '../src/db/contact-points-repository.ts';
 import type { MetricEvent } from '../src/domain/event.ts';
 import type { RuleRecord } from '../src/domain/rules/rule.ts';
 import { nameThisThread, THREAD_NAMES } from '../src/instrumentation/thread-name.ts';
@@ -201,6 +202,37 @@ export const createApiKey: StorageHandlers['createApiKey'] = async ({
   return { ok: true, value: result.value };
 };
 
+const NO_CONTACT_POINT = {
+  ok: false,
+  code: 'NOT_FOUND',
+  message: 'Contact point not found',
+} as const;
+
+export const listContactPoints: StorageHandlers['listContactPoints'] = () =>
+  guarded('listContactPoints', () => contactPoints.listContactPoints(sql));
+
+export const getContactPoint: StorageHandlers['getContactPoint'] = async ({ id }) => {
+  const result = await guarded('getContactPoint', () => contactPoints.getContactPoint(sql, id));
+  if (!result.ok) return result;
+  return result.value === null ? NO_CONTACT_POINT : { ok: true, value: result.value };
+};
+
+export const saveContactPoint: StorageHandlers['saveContactPoint'] = async ({ id, fields }) => {
+  const result = await guarded('saveContactPoint', () =>
+    contactPoints.saveContactPoint(sql, id, fields),
+  );
+  if (!result.ok) return result;
+  if (result.value === 'NOT_FOUND') return NO_CONTACT_POINT;
+  if (result.value === 'NAME_TAKEN') {
+    return {
+      ok: false,
+      code: 'NAME_TAKEN',
+      message: 'A contact point with this name already exists',
+    };
+  }
+  return { ok: true, value: result.value };
+};
+
 export const listApiKeys: StorageHandlers['listApiKeys'] = () =>
   guarded('listApiKeys', () => apiKeys.listApiKeys(sql));
 
@@ -220,6 +252,14 @@ export const touchApiKeys: StorageHandlers['touchApiKeys'] = ({ uses }) =>
     await apiKeys.touchApiKeys(sql, uses);
     return true as const;
   });
+
+export const deleteContactPoint: StorageHandlers['deleteContactPoint'] = async ({ id }) => {
+  const result = await guarded('deleteContactPoint', () =>
+    contactPoints.deleteContactPoint(sql, id),
+  );
+  if (!result.ok) return result;
+  return result.value ? { ok: true, value: true } : NO_CONTACT_POINT;
+};
 
 // Checks that this module implements every handler of the protocol with its exact type.
 ({
@@ -245,4 +285,8 @@ export const touchApiKeys: StorageHandlers['touchApiKeys'] = ({ uses }) =>
   storedApiKeys,
   revokeApiKey,
   touchApiKeys,
+  listContactPoints,
+  getContactPoint,
+  saveContactPoint,
+  deleteContactPoint,
 }) satisfies StorageHandlers;

@@ -4,6 +4,7 @@
  * The records these carry are declared in src/domain.
  */
 import type { ApiKeyFields, ApiKeyRecord, StoredApiKey } from '../domain/api-key.ts';
+import type { ContactPoint, ContactPointFields } from '../domain/contact-points/contact-point.ts';
 import type { EventPage, EventRecord, NewEvent } from '../domain/event.ts';
 import type {
   AlertFilter,
@@ -82,6 +83,21 @@ export interface StorageHandlers {
     readonly page: number;
     readonly size: number;
   }): Promise<Result<{ readonly rows: readonly AlertRecord[]; readonly total: number }, DbFailure>>;
+  /** Every contact point with its secrets: only the front thread's directory and handlers read it. */
+  listContactPoints(
+    input: Record<string, never>,
+  ): Promise<Result<readonly ContactPoint[], DbFailure>>;
+  getContactPoint(input: {
+    readonly id: number;
+  }): Promise<Result<ContactPoint, DbFailure | 'NOT_FOUND'>>;
+  /** Creates (`id` null) or replaces one; `isDefault` true takes the default from another. */
+  saveContactPoint(input: {
+    readonly id: number | null;
+    readonly fields: ContactPointFields;
+  }): Promise<Result<ContactPoint, DbFailure | 'NOT_FOUND' | 'NAME_TAKEN'>>;
+  deleteContactPoint(input: {
+    readonly id: number;
+  }): Promise<Result<true, DbFailure | 'NOT_FOUND'>>;
   /** ACTIVE rules (all, or those of `ids`) with their last hour of alert times, for the evaluator. */
   activeRules(input: {
     readonly now: number;

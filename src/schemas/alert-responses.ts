@@ -4,7 +4,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { AlertRecord, DeliveryResult } from '../domain/rules/alert.ts';
-import { NOTIFICATION_CHANNELS, RULE_SEVERITIES } from '../domain/rules/rule-types.ts';
+import { RULE_SEVERITIES } from '../domain/rules/rule-types.ts';
 import { describes } from './describes.ts';
 
 const literals = <T extends string>(values: readonly T[]) =>
@@ -12,7 +12,9 @@ const literals = <T extends string>(values: readonly T[]) =>
 
 export const DeliveryResultSchema = describes<DeliveryResult>()(
   Type.Object({
-    channel: literals(NOTIFICATION_CHANNELS),
+    channel: Type.String({
+      description: "The rule's notificationChannels entry (`slack`, `slack:oncall`); never a URL",
+    }),
     ok: Type.Boolean(),
     attempts: Type.Integer({ minimum: 0 }),
     status: Type.Optional(Type.Integer()),

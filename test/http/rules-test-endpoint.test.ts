@@ -2,6 +2,7 @@
 // success and WARNING shapes, a simulation against metrics of known events (would and would not
 // trigger), and /test/{id}, which leaves the stored rule exactly as it was.
 import t from 'tap';
+import { contactPointsApi } from '../support/contact-points.ts';
 import { expectError } from '../support/events.ts';
 import { ruleBody, rulesApi, storedRow, type TestResult } from '../support/rules.ts';
 import { storeLegacyRule } from '../support/legacy-rules.ts';
@@ -133,6 +134,12 @@ void t.test('a bad request body (not a bad config) is 400', async (t) => {
 });
 
 void t.test('a valid rule with no events: SUCCESS, simulated, would not trigger', async (t) => {
+  await contactPointsApi(svc).create({
+    name: 'ops-mail',
+    type: 'email',
+    isDefault: true,
+    settings: { to: 'ops@example.com' },
+  });
   const result = await api.test(
     testBody(leaf('errorRate', 'GREATER_THAN', 50), {
       notificationChannels: ['email'],
@@ -149,6 +156,31 @@ void t.test('a valid rule with no events: SUCCESS, simulated, would not trigger'
   t.match(result.generatedDrl ?? '', /@ruleId\(null\)/, 'an unsaved rule has no id');
   t.match(result.message, /would not trigger/);
 });
+
+void t.test(
+  'a channel without a contact point: a warning naming it, still a success',
+  async (t) => {
+    const result = await api.test(
+      testBody(leaf('errorRate', 'GREATER_THAN', 50), {
+        notificationChannels: ['slack', 'webhook:oncall'],
+        notificationConfig: { slack: { channel: '#alerts' } },
+      }),
+    );
+    t.equal(result.success, true);
+    t.equal(result.compilationStatus, 'WARNING');
+    t.match(result.message, /would not trigger/);
+    t.match(result.message, /Warning: no contact point for slack: its deliveries will fail/);
+    t.match(result.message, /Warning: no contact point for webhook named oncall:/);
+    const stored = await api.create(
+      ruleBody('no contact point yet', { notificationChannels: ['slack'] }),
+    );
+    t.match(await api.testStored(stored.id), {
+      success: true,
+      compilationStatus: 'WARNING',
+      message: /no contact point for slack/,
+    });
+  },
+);
 
 void t.test('recommendations: no suppression window, no channel', async (t) => {
   const result = await api.test(

@@ -13,7 +13,7 @@ const INSTANT = '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{
 
 export const DeliverySchema = Type.Object(
   {
-    channel: Type.Union([Type.Literal('email'), Type.Literal('slack'), Type.Literal('webhook')]),
+    channel: Type.String({ pattern: '^(email|slack|webhook)(:[A-Za-z0-9][A-Za-z0-9_.-]*)?$' }),
     ok: Type.Boolean(),
     attempts: Type.Integer({ minimum: 0 }),
     status: Type.Optional(Type.Integer()),

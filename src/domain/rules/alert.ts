@@ -3,11 +3,12 @@
  * /topic/alerts and the webhook return it; the payload the notification channels read; the alert
  * the evaluator fires; and the outcome of delivering it. Plain data only (they cross threads).
  */
-import type { NotificationChannel, RuleSeverity } from './rule-types.ts';
+import type { RuleSeverity } from './rule-types.ts';
 
 /** The outcome of one notification channel for one alert. */
 export interface DeliveryResult {
-  readonly channel: NotificationChannel;
+  /** The rule's notificationChannels entry: `slack`, `slack:oncall` (never a URL). */
+  readonly channel: string;
   readonly ok: boolean;
   /** Attempts made; 0 when nothing was sent (invalid config, host not allowed, no SMTP_URL). */
   readonly attempts: number;
