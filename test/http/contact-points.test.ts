@@ -84,7 +84,7 @@ void t.test('no read path shows a secret', async (t) => {
     t.equal(res.status, 200, path);
     const text = await res.text();
     t.notMatch(text, SECRETS, `${path} holds no secret`);
-    t.notMatch(text, /Bearer /, `${path} holds no header value`);
+    t.notOk(text.includes(TOKEN), `${path} holds no header value`);
   }
   const doc = await (await svc.request('/api/v1/openapi.json')).text();
   t.match(doc, /contact-points/, 'the document has the routes');
