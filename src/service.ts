@@ -183,7 +183,7 @@ async function startOn(
     connections,
     log,
     currentMetricsJson: () => metrics.snapshotJson(),
-    originAllowed: origins.allowed,
+    originAllowed: (origin, host) => origins.allowed(origin, host),
     ...(auth.store === null ? {} : { authenticate: stompAuthenticator(auth.store) }),
   });
   const keys = auth.store;

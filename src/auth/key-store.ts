@@ -166,7 +166,7 @@ export function createKeyStore(deps: KeyStoreDeps): KeyStore {
     }
   };
 
-  const reloadTimer = timers.setInterval(() => reload().catch(() => {}), RELOAD_MS);
+  const reloadTimer = timers.setInterval(() => void reload().catch(() => {}), RELOAD_MS);
   const flushTimer = timers.setInterval(() => void flush(), LAST_USED_FLUSH_MS);
 
   const holds = (principal: Principal, now: number): boolean => {

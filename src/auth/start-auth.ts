@@ -86,7 +86,10 @@ export async function startAuthentication(
     return {
       store: null,
       hasher,
-      stop: async () => timers.clearInterval(warning),
+      stop: () => {
+        timers.clearInterval(warning);
+        return Promise.resolve();
+      },
     };
   }
   await ensureAdminKey(config, pool, hasher, log);
