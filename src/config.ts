@@ -157,7 +157,7 @@ export const ConfigSchema = Type.Object({
   VIGIL_ALLOWED_ORIGINS: Type.String({
     default: '',
     description:
-      'Comma-separated browser origins allowed by CORS and on /ws, besides the service\'s own.',
+      "Comma-separated browser origins allowed by CORS and on /ws, besides the service's own.",
   }),
   RATE_LIMIT_INGEST_PER_SECOND: Type.Optional(
     Type.Number({
@@ -170,7 +170,8 @@ export const ConfigSchema = Type.Object({
     Type.Number({
       exclusiveMinimum: 0,
       maximum: 10000000,
-      description: 'Default requests/s of a read or admin key created without a limit; unset: none.',
+      description:
+        'Default requests/s of a read or admin key created without a limit; unset: none.',
     }),
   ),
   LOG_LEVEL: Type.Union(

@@ -48,7 +48,7 @@ async function start(
   const app = buildApp(routes, {
     maxBodyBytes: 1024 * 1024,
     keys: null,
-    origins: originPolicy(""),
+    origins: originPolicy(''),
     log,
     gate: createRequestGate(),
     connections,
