@@ -140,7 +140,7 @@ async function startOn(
     deliver: (alert, rule) => deliverAlert(alert, rule, notify, limiter),
     log,
   });
-  metrics.onAlert((alert) => alertSink.accept(alert));
+  metrics.onAlert((transition) => alertSink.accept(transition));
   const gate = createRequestGate();
   const routes = buildRoutes({
     batcher,
@@ -151,6 +151,7 @@ async function startOn(
     metrics,
     // The change is committed either way; a failed reload is logged and retried by ruleSync.
     onRuleChanged: (id) => ruleSync.changed(id),
+    onAcknowledged: (alert) => alertSink.acknowledged(alert),
   });
   // One count for HTTP requests in progress and WebSockets: MAX_CONNECTIONS bounds both together.
   const connections = createConnectionLimit(config.MAX_CONNECTIONS);

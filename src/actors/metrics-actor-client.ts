@@ -6,7 +6,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { gzipSync } from 'node:zlib';
-import type { FiredAlert } from '../domain/rules/alert.ts';
+import type { AlertTransition } from '../domain/rules/alert.ts';
 import type { ActiveRule } from '../domain/rules/rule.ts';
 import type { RuleTestInput, RuleTestResult } from '../domain/rules/rule-test.ts';
 import { AppError } from '../errors.ts';
@@ -52,8 +52,8 @@ export interface MetricsActor {
   putRules(ids: readonly number[], rules: readonly ActiveRule[]): Promise<void>;
   /** The evaluator's time per tick over its last `last` ticks (1..600). */
   evaluationStats(last: number): Promise<EvaluationStats>;
-  /** Called with every alert the evaluator fires. */
-  onAlert(listener: (alert: FiredAlert) => void): void;
+  /** Called with every transition the evaluator decides (a rule fired, an incident resolved). */
+  onAlert(listener: (transition: AlertTransition) => void): void;
   /** Called after a dead actor was replaced: it holds no rules until they are sent again. */
   onRestart(listener: () => void): void;
   stop(): Promise<void>;
@@ -93,7 +93,7 @@ export async function startMetricsActor(
   let nextId = 1;
   const pending = new Map<number, Pending>();
   const listeners: ((json: string) => void)[] = [];
-  const alertListeners: ((alert: FiredAlert) => void)[] = [];
+  const alertListeners: ((transition: AlertTransition) => void)[] = [];
   const restartListeners: (() => void)[] = [];
   /** The running (or starting) thread; null between a death and the next start. */
   let worker: Worker | null = null;
@@ -111,7 +111,7 @@ export async function startMetricsActor(
         for (const listener of listeners) listener(latest.json);
         return;
       case 'alert':
-        for (const listener of alertListeners) listener(notice.alert);
+        for (const listener of alertListeners) listener(notice.transition);
         return;
       case 'reply': {
         const waiting = pending.get(notice.requestId);

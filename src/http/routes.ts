@@ -3,7 +3,7 @@
  * the OpenAPI document generated from it.
  */
 import { Type } from '@sinclair/typebox';
-import { alertRoutes } from './handlers/alerts.ts';
+import { alertRoutes, type AlertDeps } from './handlers/alerts.ts';
 import { eventRoutes, type EventDeps } from './handlers/events.ts';
 import { evaluationStatsRoutes } from './handlers/evaluation-stats.ts';
 import { metricsRoutes, type MetricsDeps } from './handlers/metrics.ts';
@@ -13,7 +13,7 @@ import { systemRoutes, type SystemDeps } from './handlers/system.ts';
 import { openApiDocument } from './openapi.ts';
 import type { Route } from './route-types.ts';
 
-export type RouteDeps = EventDeps & SystemDeps & MetricsDeps & RuleDeps;
+export type RouteDeps = EventDeps & SystemDeps & MetricsDeps & RuleDeps & AlertDeps;
 
 export function buildRoutes(deps: RouteDeps): Route[] {
   const routes: Route[] = [

@@ -3,7 +3,7 @@
  * no class instances): everything here crosses a thread boundary by structured clone.
  */
 import type { MetricEvent } from '../domain/event.ts';
-import type { FiredAlert } from '../domain/rules/alert.ts';
+import type { AlertTransition } from '../domain/rules/alert.ts';
 import type { ActiveRule } from '../domain/rules/rule.ts';
 import type { RuleTestInput, RuleTestResult } from '../domain/rules/rule-test.ts';
 import type { TickSummary } from '../instrumentation/tick-stats.ts';
@@ -72,8 +72,11 @@ export type MetricsNotice =
   | { readonly type: 'ready' }
   /** The serialised snapshot, posted every METRICS_REFRESH_MS: GET /metrics and STOMP use it. */
   | { readonly type: 'snapshot'; readonly snapshot: SerialisedSnapshot }
-  /** A rule fired: the front stores it, publishes it on /topic/alerts and notifies. */
-  | { readonly type: 'alert'; readonly alert: FiredAlert }
+  /**
+   * A rule fired or resolved: the front stores the transition, publishes it on /topic/alerts and
+   * (when it fired) notifies.
+   */
+  | { readonly type: 'alert'; readonly transition: AlertTransition }
   | {
       readonly type: 'reply';
       readonly requestId: number;

@@ -5,8 +5,10 @@
  */
 import type { EventPage, EventRecord, NewEvent } from '../domain/event.ts';
 import type {
+  Acknowledgement,
   AlertFilter,
   AlertRecord,
+  AlertResolution,
   DeliveryResult,
   FiredAlert,
 } from '../domain/rules/alert.ts';
@@ -70,8 +72,20 @@ export interface StorageHandlers {
   /** Regenerates every rule's DRL and hash; versions unchanged. Answers how many rules. */
   regenerateDrls(input: Record<string, never>): Promise<Result<number, DbFailure>>;
 
-  /** Stores an alert and counts the trigger on its rule, atomically. */
+  /** Stores an incident, FIRING, and counts the trigger on its rule, atomically. */
   recordAlert(input: { readonly alert: FiredAlert }): Promise<Result<AlertRecord, DbFailure>>;
+  /** Resolves the rule's open incident; answers the alerts it resolved (none if it had none). */
+  resolveAlert(input: {
+    readonly resolution: AlertResolution;
+  }): Promise<Result<readonly AlertRecord[], DbFailure>>;
+  getAlert(input: { readonly id: number }): Promise<Result<AlertRecord, DbFailure | 'NOT_FOUND'>>;
+  /** The first acknowledgement stays: `changed` is false when the alert already had one. */
+  acknowledgeAlert(input: {
+    readonly id: number;
+    readonly ack: Acknowledgement;
+  }): Promise<
+    Result<{ readonly alert: AlertRecord; readonly changed: boolean }, DbFailure | 'NOT_FOUND'>
+  >;
   recordDeliveries(input: {
     readonly id: number;
     readonly deliveries: readonly DeliveryResult[];
@@ -81,7 +95,10 @@ export interface StorageHandlers {
     readonly page: number;
     readonly size: number;
   }): Promise<Result<{ readonly rows: readonly AlertRecord[]; readonly total: number }, DbFailure>>;
-  /** ACTIVE rules (all, or those of `ids`) with their last hour of alert times, for the evaluator. */
+  /**
+   * ACTIVE rules (all, or those of `ids`) with their last hour of alert times and open incident,
+   * for the evaluator.
+   */
   activeRules(input: {
     readonly now: number;
     readonly ids?: readonly number[];

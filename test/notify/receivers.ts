@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerAddress } from 'smtp-server';
 import { pino } from 'pino';
 import type { AlertPayload } from '../../src/domain/rules/alert.ts';
+import { explainedLeaf } from '../support/explanations.ts';
 import { createDeliveryLimiter, type DeliveryLimiter } from '../../src/notify/delivery-limiter.ts';
 import type { NotifyOptions } from '../../src/notify/notify-options.ts';
 
@@ -20,7 +21,20 @@ export const alert: AlertPayload = {
   ruleName: 'High error rate',
   ruleVersion: 3,
   severity: 'CRITICAL',
+  state: 'FIRING',
+  firedAt: '2026-11-22T19:30:00.123Z',
   triggeredAt: '2026-11-22T19:30:00.123Z',
+  resolvedAt: null,
+  resolvedReason: null,
+  valuesAtFire: { errorRate: 12.5, totalEvents: 80 },
+  valuesAtResolve: null,
+  acknowledgedAt: null,
+  acknowledgedBy: null,
+  acknowledgeComment: null,
+  explanation: explainedLeaf(),
+  resolveExplanation: null,
+  // Empty here: the channels' texts then read as before; explanation-text.test.ts sets it.
+  explanationText: '',
   matchedConditions: ['errorRate 12.5 > 5'],
   currentValues: { errorRate: 12.5, totalEvents: 80 },
   message: 'High error rate: errorRate 12.5 > 5',
