@@ -126,21 +126,24 @@ async function startOn(
     maxInFlight: config.STORAGE_WORKERS * config.DB_CONNECTIONS_PER_WORKER,
     writeTimeoutMs: config.DB_QUERY_TIMEOUT_MS,
   });
-  const ruleSync = createRuleSync(pool, metrics, log);
-  started.push(() => ruleSync.stop());
-  await ruleSync.changed();
   const notify = notifyOptionsFrom(config);
   const limiter = createDeliveryLimiter(
     { concurrency: config.NOTIFY_CONCURRENCY, queueMax: config.NOTIFY_QUEUE_MAX },
     { log },
   );
+  // Until the STOMP endpoint exists nobody can be subscribed: transitions are stored only.
+  let publishAlert = (_json: string): void => {};
   const alertSink = createAlertSink({
     pool,
-    publish: (json) => stomp.publish('/topic/alerts', json),
+    publish: (json) => publishAlert(json),
     deliver: (alert, rule) => deliverAlert(alert, rule, notify, limiter),
     log,
   });
+  // Listening before the first rule load: it may resolve incidents of rules no longer ACTIVE.
   metrics.onAlert((transition) => alertSink.accept(transition));
+  const ruleSync = createRuleSync(pool, metrics, log);
+  started.push(() => ruleSync.stop());
+  await ruleSync.changed();
   const gate = createRequestGate();
   const routes = buildRoutes({
     batcher,
@@ -162,6 +165,7 @@ async function startOn(
     log,
     currentMetricsJson: () => metrics.snapshotJson(),
   });
+  publishAlert = (json) => stomp.publish('/topic/alerts', json);
   // One serialisation per tick: the actor's latest snapshot goes to every subscriber as is.
   const broadcastTimers = hooks.broadcastTimers ?? REAL_TIMERS;
   const broadcast = broadcastTimers.setInterval(

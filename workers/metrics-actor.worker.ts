@@ -108,7 +108,7 @@ port.on('message', (command: MetricsCommand) => {
         return;
       }
       case 'set-rules':
-        resolveLeft(engine.setRules(command.rules));
+        resolveLeft([...engine.setRules(command.rules), ...command.orphans]);
         post({ type: 'reply', requestId, result: { ok: true, value: { rules: engine.size() } } });
         return;
       case 'put-rules':

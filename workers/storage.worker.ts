@@ -191,6 +191,9 @@ export const acknowledgeAlert: StorageHandlers['acknowledgeAlert'] = async ({ id
   return result.value === null ? alertNotFound : { ok: true, value: result.value };
 };
 
+export const inactiveRulesFiring: StorageHandlers['inactiveRulesFiring'] = () =>
+  guarded('inactiveRulesFiring', () => alerts.inactiveRulesFiring(sql));
+
 export const listAlerts: StorageHandlers['listAlerts'] = ({ filter, page, size }) =>
   guarded('listAlerts', () => alerts.listAlerts(sql, filter, page, size));
 
@@ -217,6 +220,7 @@ export const activeRules: StorageHandlers['activeRules'] = ({ now, ids }) =>
   resolveAlert,
   getAlert,
   acknowledgeAlert,
+  inactiveRulesFiring,
   listAlerts,
   activeRules,
 }) satisfies StorageHandlers;

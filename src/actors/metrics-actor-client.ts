@@ -46,8 +46,11 @@ export interface MetricsActor {
   onSnapshot(listener: (json: string) => void): void;
   reset(): Promise<void>;
   testRule(input: RuleTestInput): Promise<RuleTestResult>;
-  /** Replaces the ACTIVE rules the actor evaluates. */
-  setRules(rules: readonly ActiveRule[]): Promise<void>;
+  /**
+   * Replaces the ACTIVE rules the actor evaluates. `orphans`: rules not ACTIVE that have an open
+   * incident (paused or deleted while no actor could resolve it): the actor resolves those.
+   */
+  setRules(rules: readonly ActiveRule[], orphans?: readonly number[]): Promise<void>;
   /** Replaces the rules of `ids`: those in `rules` are ACTIVE, the others are dropped. */
   putRules(ids: readonly number[], rules: readonly ActiveRule[]): Promise<void>;
   /** The evaluator's time per tick over its last `last` ticks (1..600). */
@@ -223,8 +226,8 @@ export async function startMetricsActor(
       latestBytes = null;
     },
     testRule: (input) => send('test-rule', { input }),
-    async setRules(rules) {
-      await send('set-rules', { rules });
+    async setRules(rules, orphans = []) {
+      await send('set-rules', { rules, orphans });
     },
     async putRules(ids, rules) {
       await send('put-rules', { ids, rules });

@@ -117,6 +117,16 @@ export async function resolveAlert(sql: Sql, resolution: AlertResolution): Promi
   return rows.map(toRecord);
 }
 
+/** Rules with an open incident that are not ACTIVE (paused, archived, deleted). */
+export async function inactiveRulesFiring(sql: Sql): Promise<number[]> {
+  const rows = await sql<{ rule_id: number }[]>`
+    SELECT DISTINCT a.rule_id FROM alerts a
+    WHERE a.state = 'FIRING'
+      AND NOT EXISTS (SELECT 1 FROM rules r WHERE r.id = a.rule_id AND r.status = 'ACTIVE')
+    ORDER BY a.rule_id`;
+  return rows.map((r) => r.rule_id);
+}
+
 export async function getAlert(sql: Sql, id: number): Promise<AlertRecord | null> {
   const [row] = await sql<AlertRow[]>`SELECT * FROM alerts WHERE id = ${id}`;
   return row === undefined ? null : toRecord(row);

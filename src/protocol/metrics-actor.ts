@@ -18,11 +18,15 @@ export type MetricsChannelMessage = {
 export type MetricsCommand =
   | { readonly type: 'reset'; readonly requestId: number }
   | { readonly type: 'test-rule'; readonly requestId: number; readonly input: RuleTestInput }
-  /** The complete set of ACTIVE rules, sent at start and after every rule change. */
+  /**
+   * The complete set of ACTIVE rules, sent at start, after an actor restart and after a failed
+   * update; `orphans`: the ids of rules not ACTIVE with an open incident, to be resolved.
+   */
   | {
       readonly type: 'set-rules';
       readonly requestId: number;
       readonly rules: readonly ActiveRule[];
+      readonly orphans: readonly number[];
     }
   /** The rules of `ids` that are ACTIVE now (a missing id was paused, archived or deleted). */
   | {

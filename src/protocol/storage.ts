@@ -95,6 +95,8 @@ export interface StorageHandlers {
     readonly page: number;
     readonly size: number;
   }): Promise<Result<{ readonly rows: readonly AlertRecord[]; readonly total: number }, DbFailure>>;
+  /** Ids of the rules not ACTIVE (or deleted) that have an open incident. */
+  inactiveRulesFiring(input: Record<string, never>): Promise<Result<readonly number[], DbFailure>>;
   /**
    * ACTIVE rules (all, or those of `ids`) with their last hour of alert times and open incident,
    * for the evaluator.

@@ -7,6 +7,7 @@ import {
   acknowledgeAlert,
   activeRulesForEvaluation,
   getAlert,
+  inactiveRulesFiring,
   listAlerts,
   recordAlert,
   resolveAlert,
@@ -214,6 +215,18 @@ void t.test('a rule that left evaluation: the reason says why', async (t) => {
     reasons[status] = alert?.resolvedReason ?? '';
   }
   t.same(reasons, { PAUSED: 'rule paused', ARCHIVED: 'rule archived', DELETED: 'rule deleted' });
+});
+
+void t.test('inactiveRulesFiring: open incidents of rules not ACTIVE', async (t) => {
+  const active = await newRule('orphans active');
+  const paused = await newRule('orphans paused');
+  const gone = await newRule('orphans gone');
+  for (const rule of [active, paused, gone]) await recordAlert(sql, fired(rule, NOW));
+  await sql`UPDATE rules SET status = 'PAUSED' WHERE id = ${paused.id}`;
+  await sql`DELETE FROM rules WHERE id = ${gone.id}`;
+  const ids = await inactiveRulesFiring(sql);
+  t.ok(ids.includes(paused.id) && ids.includes(gone.id), 'paused and deleted');
+  t.notOk(ids.includes(active.id), 'not the ACTIVE one');
 });
 
 void t.test('acknowledge: the first one stays; unknown id null', async (t) => {

@@ -238,8 +238,18 @@ void t.test('filters and paging', async (t) => {
 });
 
 void t.test('a disabled rule resolves its incident and stops firing', async (t) => {
+  // Over 5 minutes: a minute boundary does not clear it (a 1-minute window starts empty).
   const noisy = await rules.create(
-    errorRateRule('Noisy', { suppressionWindowMinutes: 0, maxAlertsPerHour: 3600 }),
+    errorRateRule('Noisy', {
+      suppressionWindowMinutes: 0,
+      maxAlertsPerHour: 3600,
+      ruleConfig: {
+        metric: 'errorRate',
+        operator: 'GREATER_THAN',
+        threshold: 20,
+        windowMinutes: 5,
+      },
+    }),
   );
   const pump = pumpErrors(svc);
   try {

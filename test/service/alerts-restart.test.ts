@@ -60,7 +60,18 @@ void t.test('lifecycle and throttling are rebuilt from stored alerts', async (t)
     'both incidents resolved',
   );
   // This one stays FIRING across the restart.
-  const firing = await api.create(rule('Firing across', { suppressionWindowMinutes: 0 }));
+  // Over 5 minutes: a minute boundary does not clear it (a 1-minute window starts empty).
+  const firing = await api.create(
+    rule('Firing across', {
+      suppressionWindowMinutes: 0,
+      ruleConfig: {
+        metric: 'errorRate',
+        operator: 'GREATER_THAN',
+        threshold: 20,
+        windowMinutes: 5,
+      },
+    }),
+  );
   const pump1 = pumpErrors(before);
   let incident;
   try {
@@ -72,6 +83,9 @@ void t.test('lifecycle and throttling are rebuilt from stored alerts', async (t)
   } finally {
     await pump1.stop();
   }
+  const never = { metric: 'totalEvents', operator: 'LESS_THAN', threshold: 0 };
+  const pausedId = (await api.create(rule('Paused while down', { ruleConfig: never }))).id;
+  await api.action(pausedId, 'disable');
   await before.service.stop();
   const [fired] = await before.db.sql<{ n: number }[]>`
     SELECT count(*)::int AS n FROM alerts WHERE rule_id = ${long.id}`;
@@ -85,7 +99,24 @@ void t.test('lifecycle and throttling are rebuilt from stored alerts', async (t)
             ${ninetyMinutesAgo}, 'condition cleared', '["errorRate 100 > 20"]',
             '{"errorRate": 100}', 'errorRate > 20 [1 min]', 'old')`;
 
+  // Open incidents whose rule is not ACTIVE (paused, or deleted, while no service ran).
+  for (const ruleId of [pausedId, 999_999]) {
+    await before.db.sql`
+      INSERT INTO alerts (rule_id, rule_name, rule_version, severity, triggered_at, state,
+                          matched_conditions, current_values, condition_text, message)
+      VALUES (${ruleId}, 'orphan', 1, 'HIGH', now(), 'FIRING', '["x"]', '{}', 'x', 'x')`;
+  }
+
   const after = await startTestService(t, env, { database: before.db });
+  const orphans = await waitUntil(
+    async () => [...(await alertsOf(after, pausedId)), ...(await alertsOf(after, 999_999))],
+    (alerts) => alerts.every((a) => a.state === 'RESOLVED'),
+    'the open incidents of rules not ACTIVE to resolve at start',
+  );
+  t.same(
+    orphans.map((a) => a.resolvedReason),
+    ['rule paused', 'rule deleted'],
+  );
   const api2 = rulesApi(after);
   await api2.action(long.id, 'enable');
   t.equal((await api2.get(suppressed.id)).triggerCount, 1, 'the counts are stored');

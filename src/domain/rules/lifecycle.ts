@@ -20,6 +20,12 @@ export type LifecycleStep =
 export interface LifecycleTimes {
   readonly pendingMs: number;
   readonly keepFiringMs: number;
+  /**
+   * How long the metrics must have been observed before a rule restored FIRING may resolve on a
+   * false condition: its longest window (the metrics start empty after a restart, so an empty
+   * window is no recovery). A true evaluation ends the wait: later ones are real observations.
+   */
+  readonly restoreMs: number;
 }
 
 export class RuleLifecycle {
@@ -28,11 +34,15 @@ export class RuleLifecycle {
   private since = 0;
   /** FIRING: since when the condition is false; NaN while it holds. */
   private clearSince = Number.NaN;
+  /** Restored FIRING and not yet seen true: since its first observation (NaN before it). */
+  private restoredAt = Number.NaN;
+  private restored = false;
 
   /** A rule whose incident is open (rebuilt after a restart from the stored alert). */
   static firingSince(firedAt: number): RuleLifecycle {
     const lifecycle = new RuleLifecycle();
     lifecycle.fired(firedAt);
+    lifecycle.restored = true;
     return lifecycle;
   }
 
@@ -65,7 +75,13 @@ export class RuleLifecycle {
       case 'FIRING':
         if (holds) {
           this.clearSince = Number.NaN;
+          this.restored = false;
           return null;
+        }
+        if (this.restored) {
+          if (Number.isNaN(this.restoredAt)) this.restoredAt = now;
+          if (now - this.restoredAt < times.restoreMs) return null;
+          this.restored = false;
         }
         if (Number.isNaN(this.clearSince)) this.clearSince = now;
         if (now - this.clearSince < times.keepFiringMs) return null;
@@ -80,5 +96,6 @@ export class RuleLifecycle {
     this.current = 'FIRING';
     this.since = now;
     this.clearSince = Number.NaN;
+    this.restored = false;
   }
 }

@@ -20,7 +20,14 @@ import type { AlertResolution, FiredAlert } from './alert.ts';
 import { explanationText } from './explanation.ts';
 import { RuleLifecycle, type LifecycleState, type LifecycleTimes } from './lifecycle.ts';
 import type { ActiveRule } from './rule.ts';
-import { lifecycleOf } from './rule-types.ts';
+import {
+  EVALUATED_RULE_TYPES,
+  leaves,
+  lifecycleOf,
+  type Condition,
+  type RuleConfig,
+  type RuleType,
+} from './rule-types.ts';
 import { Throttle } from './throttle.ts';
 
 interface Entry {
@@ -30,6 +37,13 @@ interface Entry {
   readonly lifecycle: RuleLifecycle;
   readonly times: LifecycleTimes;
   readonly condition: string;
+}
+
+/** The span of metrics a rule reads, in ms: its longest window (RATE_CHANGE reads two). */
+function readSpanMs(ruleType: RuleType, config: RuleConfig): number {
+  if (!EVALUATED_RULE_TYPES.has(ruleType)) return 0;
+  const longest = Math.max(...leaves(config as Condition).map((leaf) => leaf.windowMinutes));
+  return (ruleType === 'RATE_CHANGE' ? 2 : 1) * longest * 60_000;
 }
 
 const byPriority = (a: ActiveRule, b: ActiveRule): number => b.priority - a.priority || a.id - b.id;
@@ -133,7 +147,11 @@ export class RuleEngine {
       prepared: prepareRule(rule.ruleType, rule.ruleConfig, set),
       throttle,
       lifecycle,
-      times: { pendingMs: pendingSeconds * 1000, keepFiringMs: keepFiringSeconds * 1000 },
+      times: {
+        pendingMs: pendingSeconds * 1000,
+        keepFiringMs: keepFiringSeconds * 1000,
+        restoreMs: readSpanMs(rule.ruleType, rule.ruleConfig),
+      },
       condition: conditionText(rule.ruleType, rule.ruleConfig),
     };
   }

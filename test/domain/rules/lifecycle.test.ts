@@ -9,9 +9,10 @@ import { RuleLifecycle } from '../../../src/domain/rules/lifecycle.ts';
 import { RuleEngine } from '../../../src/domain/rules/rule-engine.ts';
 import { SECOND, T0, activeRule, leaf } from './engine-fixtures.ts';
 
-const times = (pendingSeconds: number, keepFiringSeconds: number) => ({
+const times = (pendingSeconds: number, keepFiringSeconds: number, restoreSeconds = 0) => ({
   pendingMs: pendingSeconds * SECOND,
   keepFiringMs: keepFiringSeconds * SECOND,
+  restoreMs: restoreSeconds * SECOND,
 });
 
 void t.test('RuleLifecycle: the defaults fire at once and resolve at once', (t) => {
@@ -58,6 +59,24 @@ void t.test('RuleLifecycle: keepFiringSeconds', (t) => {
   t.equal(lifecycle.observe(false, T0 + 70 * SECOND, keep), null, 'false for 29 s');
   t.equal(lifecycle.observe(false, T0 + 71 * SECOND, keep), 'resolve', 'false for 30 s');
   t.equal(lifecycle.state, 'OK');
+  t.end();
+});
+
+void t.test('RuleLifecycle: restored FIRING, an empty window is no recovery', (t) => {
+  const window = times(0, 0, 300);
+  const waiting = RuleLifecycle.firingSince(T0 - 600 * SECOND);
+  t.equal(waiting.observe(false, T0, window), null, 'no data after the restart');
+  t.equal(waiting.observe(false, T0 + 299 * SECOND, window), null, 'not a whole window yet');
+  t.equal(waiting.observe(false, T0 + 300 * SECOND, window), 'resolve', 'a whole window observed');
+
+  const seen = RuleLifecycle.firingSince(T0 - 600 * SECOND);
+  t.equal(seen.observe(true, T0, window), null, 'true on the new data');
+  t.equal(seen.observe(false, T0 + SECOND, window), 'resolve', 'then false: a real recovery');
+
+  const fresh = new RuleLifecycle();
+  fresh.observe(true, T0, window);
+  fresh.fired(T0);
+  t.equal(fresh.observe(false, T0 + SECOND, window), 'resolve', 'not restored: no wait');
   t.end();
 });
 
@@ -171,6 +190,17 @@ void t.test('a restart: a rule with an open incident is FIRING and resolves norm
   t.same(
     resolved.map((r) => r.at),
     [2],
+  );
+  // Without data after the restart it waits for its 5-minute window before it may resolve.
+  const quiet = new RuleEngine();
+  quiet.setRules([activeRule(1, leaf('errorRate', 'GREATER_THAN', 1, 5), { firingSince: T0 })]);
+  const zeros = run(
+    quiet,
+    Array.from({ length: 301 }, () => 0),
+  );
+  t.same(
+    zeros.resolved.map((r) => r.at),
+    [300],
   );
   t.end();
 });
