@@ -151,7 +151,13 @@ export async function acknowledgeAlert(
     SELECT *, true AS changed FROM acked
     UNION ALL
     SELECT *, false AS changed FROM alerts WHERE id = ${id} AND NOT EXISTS (SELECT 1 FROM acked)`;
-  return row === undefined ? null : { alert: toRecord(row), changed: row.changed };
+  if (row === undefined) return null;
+  // A concurrent acknowledgement committed after this statement's snapshot: read what it wrote.
+  if (!row.changed && row.acknowledged_at === null) {
+    const now = await getAlert(sql, id);
+    return now === null ? null : { alert: now, changed: false };
+  }
+  return { alert: toRecord(row), changed: row.changed };
 }
 
 export async function recordDeliveries(
