@@ -132,9 +132,6 @@ async function startOn(
     maxInFlight: config.STORAGE_WORKERS * config.DB_CONNECTIONS_PER_WORKER,
     writeTimeoutMs: config.DB_QUERY_TIMEOUT_MS,
   });
-  const ruleSync = createRuleSync(pool, metrics, log);
-  started.push(() => ruleSync.stop());
-  await ruleSync.changed();
   const contactPoints = createContactPointDirectory(pool, log, hooks.contactPointTimers);
   started.push(() => contactPoints.stop());
   if (!(await contactPoints.reload())) throw new Error('could not load the contact points');
@@ -143,13 +140,19 @@ async function startOn(
     { concurrency: config.NOTIFY_CONCURRENCY, queueMax: config.NOTIFY_QUEUE_MAX },
     { log },
   );
+  // Until the STOMP endpoint exists nobody can be subscribed: transitions are stored only.
+  let publishAlert = (_json: string): void => {};
   const alertSink = createAlertSink({
     pool,
-    publish: (json) => stomp.publish('/topic/alerts', json),
+    publish: (json) => publishAlert(json),
     deliver: (alert, rule) => deliverAlert(alert, rule, notify, limiter, contactPoints),
     log,
   });
-  metrics.onAlert((alert) => alertSink.accept(alert));
+  // Listening before the first rule load: it may resolve incidents of rules no longer ACTIVE.
+  metrics.onAlert((transition) => alertSink.accept(transition));
+  const ruleSync = createRuleSync(pool, metrics, log);
+  started.push(() => ruleSync.stop());
+  await ruleSync.changed();
   const auth = await startAuthentication(config, pool, log);
   started.push(() => auth.stop());
   const gate = createRequestGate();
@@ -166,6 +169,7 @@ async function startOn(
     contactPoints,
     // The change is committed either way; a failed reload is logged and retried by ruleSync.
     onRuleChanged: (id) => ruleSync.changed(id),
+    onAcknowledged: (alert) => alertSink.acknowledged(alert),
   });
   // One count for HTTP requests in progress and WebSockets: MAX_CONNECTIONS bounds both together.
   const connections = createConnectionLimit(config.MAX_CONNECTIONS);
@@ -189,6 +193,7 @@ async function startOn(
   const keys = auth.store;
   // A revoked or expired key's live sessions end at the next reload (within about a second).
   keys?.onReload(() => stomp.recheckKeys((principal) => keys.holds(principal, Date.now())));
+  publishAlert = (json) => stomp.publish('/topic/alerts', json);
   // One serialisation per tick: the actor's latest snapshot goes to every subscriber as is.
   const broadcastTimers = hooks.broadcastTimers ?? REAL_TIMERS;
   const broadcast = broadcastTimers.setInterval(

@@ -176,6 +176,26 @@ export const recordDeliveries: StorageHandlers['recordDeliveries'] = ({ id, deli
     return true as const;
   });
 
+export const resolveAlert: StorageHandlers['resolveAlert'] = ({ resolution }) =>
+  guarded('resolveAlert', () => alerts.resolveAlert(sql, resolution));
+
+const alertNotFound = { ok: false, code: 'NOT_FOUND', message: 'Alert not found' } as const;
+
+export const getAlert: StorageHandlers['getAlert'] = async ({ id }) => {
+  const result = await guarded('getAlert', () => alerts.getAlert(sql, id));
+  if (!result.ok) return result;
+  return result.value === null ? alertNotFound : { ok: true, value: result.value };
+};
+
+export const acknowledgeAlert: StorageHandlers['acknowledgeAlert'] = async ({ id, ack }) => {
+  const result = await guarded('acknowledgeAlert', () => alerts.acknowledgeAlert(sql, id, ack));
+  if (!result.ok) return result;
+  return result.value === null ? alertNotFound : { ok: true, value: result.value };
+};
+
+export const inactiveRulesFiring: StorageHandlers['inactiveRulesFiring'] = () =>
+  guarded('inactiveRulesFiring', () => alerts.inactiveRulesFiring(sql));
+
 export const listAlerts: StorageHandlers['listAlerts'] = ({ filter, page, size }) =>
   guarded('listAlerts', () => alerts.listAlerts(sql, filter, page, size));
 
@@ -278,6 +298,10 @@ export const deleteContactPoint: StorageHandlers['deleteContactPoint'] = async (
   regenerateDrls,
   recordAlert,
   recordDeliveries,
+  resolveAlert,
+  getAlert,
+  acknowledgeAlert,
+  inactiveRulesFiring,
   listAlerts,
   activeRules,
   createApiKey,

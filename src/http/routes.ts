@@ -3,7 +3,7 @@
  * the OpenAPI document generated from it.
  */
 import { Type } from '@sinclair/typebox';
-import { alertRoutes } from './handlers/alerts.ts';
+import { alertRoutes, type AlertDeps } from './handlers/alerts.ts';
 import { contactPointRoutes, type ContactPointDeps } from './handlers/contact-points.ts';
 import { eventRoutes, type EventDeps } from './handlers/events.ts';
 import { evaluationStatsRoutes } from './handlers/evaluation-stats.ts';
@@ -21,7 +21,8 @@ export type RouteDeps = EventDeps &
   RuleDeps &
   RuleTestDeps &
   ContactPointDeps &
-  KeyDeps;
+  KeyDeps &
+  AlertDeps;
 
 export function buildRoutes(deps: RouteDeps): Route[] {
   const routes: Route[] = [

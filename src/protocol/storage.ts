@@ -7,8 +7,10 @@ import type { ApiKeyFields, ApiKeyRecord, StoredApiKey } from '../domain/api-key
 import type { ContactPoint, ContactPointFields } from '../domain/contact-points/contact-point.ts';
 import type { EventPage, EventRecord, NewEvent } from '../domain/event.ts';
 import type {
+  Acknowledgement,
   AlertFilter,
   AlertRecord,
+  AlertResolution,
   DeliveryResult,
   FiredAlert,
 } from '../domain/rules/alert.ts';
@@ -72,8 +74,20 @@ export interface StorageHandlers {
   /** Regenerates every rule's DRL and hash; versions unchanged. Answers how many rules. */
   regenerateDrls(input: Record<string, never>): Promise<Result<number, DbFailure>>;
 
-  /** Stores an alert and counts the trigger on its rule, atomically. */
+  /** Stores an incident, FIRING, and counts the trigger on its rule, atomically. */
   recordAlert(input: { readonly alert: FiredAlert }): Promise<Result<AlertRecord, DbFailure>>;
+  /** Resolves the rule's open incident; answers the alerts it resolved (none if it had none). */
+  resolveAlert(input: {
+    readonly resolution: AlertResolution;
+  }): Promise<Result<readonly AlertRecord[], DbFailure>>;
+  getAlert(input: { readonly id: number }): Promise<Result<AlertRecord, DbFailure | 'NOT_FOUND'>>;
+  /** The first acknowledgement stays: `changed` is false when the alert already had one. */
+  acknowledgeAlert(input: {
+    readonly id: number;
+    readonly ack: Acknowledgement;
+  }): Promise<
+    Result<{ readonly alert: AlertRecord; readonly changed: boolean }, DbFailure | 'NOT_FOUND'>
+  >;
   recordDeliveries(input: {
     readonly id: number;
     readonly deliveries: readonly DeliveryResult[];
@@ -98,7 +112,12 @@ export interface StorageHandlers {
   deleteContactPoint(input: {
     readonly id: number;
   }): Promise<Result<true, DbFailure | 'NOT_FOUND'>>;
-  /** ACTIVE rules (all, or those of `ids`) with their last hour of alert times, for the evaluator. */
+  /** Ids of the rules not ACTIVE (or deleted) that have an open incident. */
+  inactiveRulesFiring(input: Record<string, never>): Promise<Result<readonly number[], DbFailure>>;
+  /**
+   * ACTIVE rules (all, or those of `ids`) with their last hour of alert times and open incident,
+   * for the evaluator.
+   */
   activeRules(input: {
     readonly now: number;
     readonly ids?: readonly number[];

@@ -11,6 +11,7 @@ import type { ContactPoint } from '../../src/domain/contact-points/contact-point
 import type { NotificationChannel } from '../../src/domain/rules/rule-types.ts';
 import { contactPointIndex } from '../../src/notify/contact-point-directory.ts';
 import type { ContactPointLookup } from '../../src/notify/deliver.ts';
+import { explainedLeaf } from '../support/explanations.ts';
 import { createDeliveryLimiter, type DeliveryLimiter } from '../../src/notify/delivery-limiter.ts';
 import type { NotifyOptions } from '../../src/notify/notify-options.ts';
 
@@ -24,7 +25,20 @@ export const alert: AlertPayload = {
   ruleName: 'High error rate',
   ruleVersion: 3,
   severity: 'CRITICAL',
+  state: 'FIRING',
+  firedAt: '2026-11-22T19:30:00.123Z',
   triggeredAt: '2026-11-22T19:30:00.123Z',
+  resolvedAt: null,
+  resolvedReason: null,
+  valuesAtFire: { errorRate: 12.5, totalEvents: 80 },
+  valuesAtResolve: null,
+  acknowledgedAt: null,
+  acknowledgedBy: null,
+  acknowledgeComment: null,
+  explanation: explainedLeaf(),
+  resolveExplanation: null,
+  // Empty here: the channels' texts then read as before; explanation-text.test.ts sets it.
+  explanationText: '',
   matchedConditions: ['errorRate 12.5 > 5'],
   currentValues: { errorRate: 12.5, totalEvents: 80 },
   message: 'High error rate: errorRate 12.5 > 5',

@@ -55,6 +55,8 @@ export interface ActiveRule extends Pick<
    * (a suppression window may be longer than the hour): rebuilds throttling after a restart.
    */
   readonly recentAlerts: readonly number[];
+  /** Epoch ms at which its open incident fired, null when it has none: FIRING after a restart. */
+  readonly firingSince: number | null;
 }
 
 /** The filters of GET /api/v1/rules. */
