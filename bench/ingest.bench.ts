@@ -176,15 +176,21 @@ interface DurableRun {
   readonly stopProblem: string | null;
 }
 
-/** GET /api/v1/events/test (public) says whether keys are required: the row must be what it says. */
-async function expectAuthentication(service: BenchService, auth: 'on' | 'off'): Promise<void> {
+/**
+ * Whether the service checks keys, as GET /api/v1/events/test (public) says: the row must be what
+ * its name says. A copy from before API keys (VIGIL_ROOT) says nothing: it is benched, and the
+ * parameters line says that nothing checked the key.
+ */
+async function checkAuthentication(service: BenchService, auth: 'on' | 'off'): Promise<string> {
   const response = await fetch(`${service.url}/api/v1/events/test`);
-  const info = (await response.json()) as { authentication?: unknown };
-  if (info.authentication !== auth) {
+  const reported = ((await response.json()) as { authentication?: unknown }).authentication;
+  if (reported === undefined) return 'authentication: none (this copy predates API keys)';
+  if (reported !== auth) {
     throw new Error(
-      `the service says authentication ${String(info.authentication)}, this scenario needs ${auth}`,
+      `the service says authentication ${JSON.stringify(reported)}, the scenario needs ${auth}`,
     );
   }
+  return `VIGIL_AUTH=${auth}`;
 }
 
 /**
@@ -204,8 +210,8 @@ async function durableIngest(name: string, auth: 'on' | 'off'): Promise<DurableR
   let parameters: string;
   let stopProblem: string | null;
   try {
-    await expectAuthentication(service, auth);
-    parameters = `${name}: ${parametersLine(service)}`;
+    const authentication = await checkAuthentication(service, auth);
+    parameters = `${name}: ${parametersLine(service)}; ${authentication}`;
     log(parameters);
     summary = await loadAgainst(name, service.url, (status, body) => {
       if (status !== 202) return;
