@@ -9,11 +9,7 @@ import {
   type DeliveryResult,
   type ExplainedCondition,
 } from '../domain/rules/alert.ts';
-import {
-  LOGICAL_OPERATORS,
-  OPERATOR_NAMES,
-  RULE_SEVERITIES,
-} from '../domain/rules/rule-types.ts';
+import { LOGICAL_OPERATORS, OPERATOR_NAMES, RULE_SEVERITIES } from '../domain/rules/rule-types.ts';
 import { describes } from './describes.ts';
 
 const literals = <T extends string>(values: readonly T[]) =>

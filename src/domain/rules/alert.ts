@@ -3,11 +3,7 @@
  * /topic/alerts and the webhook return it; the payload the notification channels read; the alert
  * the evaluator fires; and the outcome of delivering it. Plain data only (they cross threads).
  */
-import type {
-  LogicalOperator,
-  OperatorName,
-  RuleSeverity,
-} from './rule-types.ts';
+import type { LogicalOperator, OperatorName, RuleSeverity } from './rule-types.ts';
 
 /** One comparison of a rule's condition as evaluated at a transition. */
 export interface ExplainedCondition {
