@@ -10,6 +10,7 @@ import { loadColumns, loadRow } from './report/load-table.ts';
 import { num, printTable } from './report/print-table.ts';
 import { profileDirFor, summariseProfiles } from './report/profile-summary.ts';
 import { log, runLoad, type LoadSummary } from './load-generators/run-load.ts';
+import { keyedFetch } from './load-generators/client-key.ts';
 import { startService, type BenchService } from './harness/bench-service.ts';
 
 // Knobs (env): SEED_EVENTS, SEED_BATCH, SEED_CONNECTIONS, SEED_DAYS, ROUNDS, DURATION (s),
@@ -86,7 +87,7 @@ async function seed(service: BenchService): Promise<SeedResult> {
     const count = Math.min(SEED_BATCH, SEED_EVENTS - index * SEED_BATCH);
     const body = batchBody(index, count, now);
     for (let attempt = 0; ; attempt++) {
-      const response = await fetch(`${service.url}/api/v1/events/batch`, {
+      const response = await keyedFetch(`${service.url}/api/v1/events/batch`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body,
@@ -134,7 +135,7 @@ interface PageInfo {
 }
 
 async function getPage(service: BenchService, path: string): Promise<PageInfo> {
-  const response = await fetch(service.url + path);
+  const response = await keyedFetch(service.url + path);
   if (response.status !== 200) throw new Error(`GET ${path}: status ${response.status}`);
   return (await response.json()) as PageInfo;
 }

@@ -1,12 +1,13 @@
 /**
  * `npm run bench:ingest`: POST /api/v1/events against the bare uWS ceiling, then against Vigil's
- * durable ingest (202 after COMMIT), in one run; then checks that every 2xx answer is a stored row.
+ * durable ingest (202 after COMMIT) with an API key on every request, then the same against a
+ * service with VIGIL_AUTH=off, in one run; each durable run checks that every 2xx is a stored row.
  * Then the per-event CPU breakdown: a fresh service under a paced open-loop ingest, its CPU and
  * its PostgreSQL's and the load generator's read from /proc, as µs per acknowledged event.
  */
 import { cpus, loadavg } from 'node:os';
 import { loadConfig } from '../src/config.ts';
-import { ingestConnectionsKnob, ingestSpreadKnobs, intKnob } from './harness/knobs.ts';
+import { ingestConnectionsKnob, ingestSpreadKnobs, intKnob, switchKnob } from './harness/knobs.ts';
 import { startPacedIngest, windowRate } from './load-generators/paced-ingest.ts';
 import { printCpuBreakdown, sampleCpu } from './report/cpu-breakdown.ts';
 import { loadColumns, loadRow } from './report/load-table.ts';
@@ -30,6 +31,10 @@ const BREAKDOWN_SEC = intKnob('BREAKDOWN_SEC', 20);
 const BREAKDOWN_WARMUP = intKnob('BREAKDOWN_WARMUP', 5);
 const TARGET_RATIO = 0.4;
 const TARGET_P99_MS = 25;
+// COMPARE_AUTH_OFF: 1 (default) runs the durable scenario again on a service with VIGIL_AUTH=off,
+// 0 skips it. Issue 17: keys on within 5 % of auth off.
+const COMPARE_AUTH_OFF = switchKnob('COMPARE_AUTH_OFF', true);
+const TARGET_KEY_RATIO = 0.95;
 
 // prettier-ignore
 const TYPES = ['page_view', 'click', 'signup', 'purchase', 'api_call', 'search', 'video_play', 'login'];
@@ -161,6 +166,69 @@ function parametersLine(service: BenchService): string {
   return `service${root}: ${pick.map((k) => `${k}=${config[k]}`).join(' ')}; database: ${database}, schema ${service.schema}`;
 }
 
+/** One durable-ingest scenario: its load, its stored-rows check, its service and how it stopped. */
+interface DurableRun {
+  readonly summary: LoadSummary;
+  readonly stored: StoredCheck;
+  readonly parameters: string;
+  readonly profileDir: string | undefined;
+  /** Why the service did not stop cleanly, or null. */
+  readonly stopProblem: string | null;
+}
+
+/**
+ * Whether the service checks keys, as GET /api/v1/events/test (public) says: the row must be what
+ * its name says. A copy from before API keys (VIGIL_ROOT) says nothing: it is benched, and the
+ * parameters line says that nothing checked the key.
+ */
+async function checkAuthentication(service: BenchService, auth: 'on' | 'off'): Promise<string> {
+  const response = await fetch(`${service.url}/api/v1/events/test`);
+  const reported = ((await response.json()) as { authentication?: unknown }).authentication;
+  if (reported === undefined) return 'authentication: none (this copy predates API keys)';
+  if (reported !== auth) {
+    throw new Error(
+      `the service says authentication ${JSON.stringify(reported)}, the scenario needs ${auth}`,
+    );
+  }
+  return `VIGIL_AUTH=${auth}`;
+}
+
+/**
+ * The closed-loop load against a fresh Vigil with VIGIL_AUTH `auth` (set, so that a VIGIL_AUTH in
+ * the bench's environment cannot turn the keys-on row into another auth-off row), then the check
+ * that every acknowledged event is stored. The load sends the key either way: the same requests.
+ */
+async function durableIngest(name: string, auth: 'on' | 'off'): Promise<DurableRun> {
+  const profileDir = profileDirFor(auth === 'on' ? 'ingest' : 'ingest-auth-off');
+  const service = await startService({
+    env: { VIGIL_AUTH: auth },
+    ...(profileDir === undefined ? {} : { profileDir }),
+  });
+  const ackedIds: number[] = [];
+  let summary: LoadSummary;
+  let stored: StoredCheck;
+  let parameters: string;
+  let stopProblem: string | null;
+  try {
+    const authentication = await checkAuthentication(service, auth);
+    parameters = `${name}: ${parametersLine(service)}; ${authentication}`;
+    log(parameters);
+    summary = await loadAgainst(name, service.url, (status, body) => {
+      if (status !== 202) return;
+      const id = EVENT_ID.exec(body)?.[1];
+      if (id !== undefined) ackedIds.push(Number(id));
+    });
+    stored = await checkStored(service, summary, ackedIds);
+  } finally {
+    // Reported after the table: a service that died mid-run makes the numbers meaningless.
+    stopProblem = await service.stop().then(
+      () => null,
+      (error: unknown) => (error instanceof Error ? error.message : String(error)),
+    );
+  }
+  return { summary, stored, parameters, profileDir, stopProblem };
+}
+
 async function closedLoop(): Promise<number> {
   const started = Date.now();
   const loadBefore = loadavg()[0] ?? 0;
@@ -175,31 +243,13 @@ async function closedLoop(): Promise<number> {
   } finally {
     await ceiling.stop();
   }
+  const keysOn = await durableIngest('Vigil durable ingest, API key', 'on');
+  const authOff = COMPARE_AUTH_OFF
+    ? await durableIngest('Vigil durable ingest, VIGIL_AUTH=off', 'off')
+    : null;
+  const runs = authOff === null ? [keysOn] : [keysOn, authOff];
 
-  const profileDir = profileDirFor('ingest');
-  const service = await startService(profileDir === undefined ? {} : { profileDir });
-  const ackedIds: number[] = [];
-  let vigil: LoadSummary;
-  let stored: StoredCheck;
-  let parameters: string;
-  let stopProblem: string | null;
-  try {
-    parameters = parametersLine(service);
-    log(parameters);
-    vigil = await loadAgainst('Vigil durable ingest', service.url, (status, body) => {
-      if (status !== 202) return;
-      const id = EVENT_ID.exec(body)?.[1];
-      if (id !== undefined) ackedIds.push(Number(id));
-    });
-    stored = await checkStored(service, vigil, ackedIds);
-  } finally {
-    // Reported after the table: a service that died mid-run makes the numbers meaningless.
-    stopProblem = await service.stop().then(
-      () => null,
-      (error: unknown) => (error instanceof Error ? error.message : String(error)),
-    );
-  }
-
+  const vigil = keysOn.summary;
   const ratio = vigil.reqPerSec / bare.reqPerSec;
   const out = (line = ''): void => void process.stdout.write(`${line}\n`);
   out(
@@ -208,32 +258,51 @@ async function closedLoop(): Promise<number> {
   out();
   printTable(
     [...loadColumns('connections'), { title: 'ratio to ceiling', align: 'right' }],
-    [bare, vigil].map((s) => loadRow(s, [num(s.reqPerSec / bare.reqPerSec, 2)])),
+    [bare, ...runs.map((run) => run.summary)].map((s) =>
+      loadRow(s, [num(s.reqPerSec / bare.reqPerSec, 2)]),
+    ),
   );
   out();
-  out(`${parameters}`);
+  for (const run of runs) out(run.parameters);
+  out(
+    'Every request carries the API key (Authorization: Bearer), to the ceiling and to the ' +
+      'VIGIL_AUTH=off service too: the rows differ only in what the server does with it.',
+  );
   out(
     `Note: the load generator (this process) and the service share the same ${cpus().length} cores; ` +
       `load average (1 min) ${num(loadBefore, 1)} before, ${num(loadavg()[0] ?? 0, 1)} after.`,
   );
-  out();
-  out('Stored-rows check (Vigil):');
-  for (const line of stored.lines) out(`  ${line}`);
+  for (const run of runs) {
+    out();
+    out(`Stored-rows check (${run.summary.name}):`);
+    for (const line of run.stored.lines) out(`  ${line}`);
+  }
   const targetMet = ratio >= TARGET_RATIO && vigil.p99Ms < TARGET_P99_MS;
   out(
     `Target ratio >= ${TARGET_RATIO} with p99 < ${TARGET_P99_MS} ms: ${targetMet ? 'met' : 'MISSED'} ` +
       `(ratio ${num(ratio, 2)}, p99 ${num(vigil.p99Ms, 2)} ms)`,
   );
+  if (authOff !== null) {
+    const keyRatio = vigil.reqPerSec / authOff.summary.reqPerSec;
+    out(
+      `API keys: keys on ${num(vigil.reqPerSec)} req/s, VIGIL_AUTH=off ${num(authOff.summary.reqPerSec)} req/s, ` +
+        `ratio ${num(keyRatio, 3)}; target >= ${TARGET_KEY_RATIO}: ${keyRatio >= TARGET_KEY_RATIO ? 'met' : 'MISSED'} ` +
+        '(one run after the other on shared cores: compare several runs before reading a few %)',
+    );
+  }
   out(`Total bench time: ${num((Date.now() - started) / 1000)} s`);
-  if (profileDir !== undefined) {
+  for (const run of runs) {
+    if (run.profileDir === undefined) continue;
     out();
-    out(`CPU profiles in ${profileDir}:`);
-    out(await summariseProfiles(profileDir));
+    out(`CPU profiles of ${run.summary.name} in ${run.profileDir}:`);
+    out(await summariseProfiles(run.profileDir));
   }
 
-  if (stopProblem !== null) out(`\nFAIL ${stopProblem}`);
-  const clean = [bare, vigil].every((s) => s.non2xx === 0 && s.errors === 0);
-  return clean && stored.ok && stopProblem === null ? 0 : 1;
+  for (const run of runs) if (run.stopProblem !== null) out(`\nFAIL ${run.stopProblem}`);
+  const clean = [bare, ...runs.map((run) => run.summary)].every(
+    (s) => s.non2xx === 0 && s.errors === 0,
+  );
+  return clean && runs.every((run) => run.stored.ok && run.stopProblem === null) ? 0 : 1;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

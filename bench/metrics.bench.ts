@@ -18,6 +18,7 @@ import { num, printTable } from './report/print-table.ts';
 import { profileDirFor, summariseProfiles } from './report/profile-summary.ts';
 import { runRawGet, type RawGetSummary } from './load-generators/raw-get.ts';
 import { log, runLoad, type LoadSummary } from './load-generators/run-load.ts';
+import { keyedFetch } from './load-generators/client-key.ts';
 import { startBareCeiling, startService, type BenchService } from './harness/bench-service.ts';
 import { errorText, loadAverage, machineNote, out, serviceNote } from './report/bench-notes.ts';
 import { eventStream, type EventSpread } from './load-generators/event-mix.ts';
@@ -190,7 +191,7 @@ async function saveSnapshot(service: BenchService, dir: string): Promise<string>
     );
     await waitForTotal(service.url, SNAPSHOT_SEED, 30_000);
   }
-  const response = await fetch(`${service.url}/api/v1/metrics`);
+  const response = await keyedFetch(`${service.url}/api/v1/metrics`);
   if (response.status !== 200) throw new Error(`GET /api/v1/metrics answered ${response.status}`);
   const file = path.join(dir, 'snapshot.json');
   await writeFile(file, Buffer.from(await response.arrayBuffer()));

@@ -77,7 +77,14 @@ function activeRules(): ActiveRule[] {
     };
     const checked = validateRuleConfig(rule.ruleType, rule.ruleConfig);
     if (!checked.ok) throw new Error(`rule ${i}: ${checked.errors.join('; ')}`);
-    return { ...rule, id: i + 1, version: 1, ruleConfig: checked.config, recentAlerts: [] };
+    return {
+      ...rule,
+      id: i + 1,
+      version: 1,
+      ruleConfig: checked.config,
+      recentAlerts: [],
+      firingSince: null,
+    };
   });
 }
 

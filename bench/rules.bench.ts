@@ -14,6 +14,7 @@ import {
 import { num, printTable } from './report/print-table.ts';
 import { profileDirFor, summariseProfiles } from './report/profile-summary.ts';
 import { log, runLoad, type LoadSummary } from './load-generators/run-load.ts';
+import { keyedFetch } from './load-generators/client-key.ts';
 import { errorText, loadAverage, machineNote, out } from './report/bench-notes.ts';
 import type { EventSpread } from './load-generators/event-mix.ts';
 import {
@@ -63,7 +64,7 @@ interface EvaluationStats extends Percentiles {
 }
 
 async function getJson<T>(service: BenchService, path: string): Promise<T> {
-  const response = await fetch(service.url + path);
+  const response = await keyedFetch(service.url + path);
   if (response.status !== 200) throw new Error(`GET ${path}: status ${response.status}`);
   return (await response.json()) as T;
 }
@@ -98,7 +99,7 @@ async function createRules(service: BenchService): Promise<Created> {
   let created = 0;
   const worker = async (): Promise<void> => {
     for (let i = next++; i < bodies.length; i = next++) {
-      const response = await fetch(`${service.url}/api/v1/rules`, {
+      const response = await keyedFetch(`${service.url}/api/v1/rules`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: bodies[i],

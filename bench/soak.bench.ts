@@ -16,6 +16,7 @@ import {
 } from '../test/support/reliability/ingest-load.ts';
 import { mib, percentile, probeHealth, startSampler } from '../test/support/reliability/probes.ts';
 import { spawnVigil, stopServer } from '../test/support/service-process.ts';
+import { KEY_HEADERS, keyedFetch, keyRefused } from './load-generators/client-key.ts';
 import { subscribe } from '../test/support/reliability/ws-clients.ts';
 
 const SECONDS = intKnob('SOAK_SECONDS', 600);
@@ -84,7 +85,7 @@ try {
     },
   ];
   for (const rule of rules) {
-    const res = await fetch(`${proc.url}/api/v1/rules`, {
+    const res = await keyedFetch(`${proc.url}/api/v1/rules`, {
       method: 'POST',
       headers: json,
       body: JSON.stringify(rule),
@@ -121,6 +122,8 @@ try {
   ];
   const readTimes: { at: number; ms: number; ok: boolean }[] = [];
   let reading = true;
+  /** Reads answered 401 or 403: the key was refused, and the read figures mean nothing. */
+  let refusedReads = 0;
   const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
   const readers = (async () => {
     let i = 0;
@@ -128,8 +131,9 @@ try {
       const path = reads[i++ % reads.length] as string;
       const t0 = performance.now();
       const ok = await new Promise<boolean>((resolve) => {
-        const req = http.get(`${proc.url}${path}`, { agent }, (res) => {
+        const req = http.get(`${proc.url}${path}`, { agent, headers: KEY_HEADERS }, (res) => {
           res.resume();
+          if (keyRefused(res.statusCode ?? 0)) refusedReads++;
           res.on('end', () =>
             resolve(
               (res.statusCode ?? 0) < 400 || (res.statusCode === 404 && path.endsWith('evt_1')),
@@ -263,6 +267,8 @@ try {
   const exit = await stopServer(proc);
   if (exit.code !== 0) problems.push(`exit ${exit.code} after SIGTERM`);
   if (subscribersClosed > 0) problems.push(`${subscribersClosed} subscribers closed`);
+  if (refusedReads > 0)
+    problems.push(`${refusedReads} reads answered 401 or 403: the key was refused`);
   process.stdout.write(
     problems.length === 0
       ? '\nEvery check held.\n'

@@ -134,6 +134,46 @@ export const ConfigSchema = Type.Object({
     default: 'vigil@localhost',
     description: 'From address of alert emails.',
   }),
+  VIGIL_AUTH: Type.Union([Type.Literal('on'), Type.Literal('off')], {
+    default: 'on',
+    description:
+      "API keys required ('on'); 'off' opens every route to anyone, for local development only.",
+  }),
+  VIGIL_BOOTSTRAP_ADMIN_KEY: Type.Optional(
+    Type.String({
+      pattern: '^[A-Za-z0-9_-]{32,256}$',
+      description:
+        'An admin key accepted as given (32-256 of A-Z a-z 0-9 _ -), for scripts, CI and containers.',
+    }),
+  ),
+  VIGIL_KEY_SECRET: Type.Optional(
+    Type.String({
+      minLength: 32,
+      maxLength: 1024,
+      description:
+        'Secret keying the stored API key hashes; unset: made once in VIGIL_DATA_DIR/key-secret.',
+    }),
+  ),
+  VIGIL_ALLOWED_ORIGINS: Type.String({
+    default: '',
+    description:
+      "Comma-separated browser origins allowed by CORS and on /ws, besides the service's own.",
+  }),
+  RATE_LIMIT_INGEST_PER_SECOND: Type.Optional(
+    Type.Number({
+      exclusiveMinimum: 0,
+      maximum: 10000000,
+      description: 'Default events/s of an ingest key created without its own limit; unset: none.',
+    }),
+  ),
+  RATE_LIMIT_REQUESTS_PER_SECOND: Type.Optional(
+    Type.Number({
+      exclusiveMinimum: 0,
+      maximum: 10000000,
+      description:
+        'Default requests/s of a read or admin key created without a limit; unset: none.',
+    }),
+  ),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'info', description: 'pino log level.' },

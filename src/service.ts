@@ -15,7 +15,11 @@ import { buildApp, listen } from './http/server.ts';
 import { buildRoutes } from './http/routes.ts';
 import { createLogger, redactUrlPasswords, type Logger } from './log.ts';
 import { createAlertSink } from './alerting/alert-sink.ts';
+import { startAuthentication } from './auth/start-auth.ts';
+import { stompAuthenticator } from './auth/stomp-auth.ts';
+import { originPolicy } from './http/origins.ts';
 import { createRuleSync } from './alerting/rule-sync.ts';
+import { createContactPointDirectory } from './notify/contact-point-directory.ts';
 import { deliverAlert } from './notify/deliver.ts';
 import { createDeliveryLimiter } from './notify/delivery-limiter.ts';
 import { notifyOptionsFrom } from './notify/notify-options.ts';
@@ -38,6 +42,8 @@ export interface ServiceHooks {
   readonly restartTimers?: RestartTimers;
   /** The /topic/metrics broadcast tick. */
   readonly broadcastTimers?: Pick<Timers, 'setInterval' | 'clearInterval'>;
+  /** The periodic reload of the contact points (changes made through another instance). */
+  readonly contactPointTimers?: Pick<Timers, 'setInterval' | 'clearInterval'>;
 }
 
 export async function startService(
@@ -126,41 +132,68 @@ async function startOn(
     maxInFlight: config.STORAGE_WORKERS * config.DB_CONNECTIONS_PER_WORKER,
     writeTimeoutMs: config.DB_QUERY_TIMEOUT_MS,
   });
-  const ruleSync = createRuleSync(pool, metrics, log);
-  started.push(() => ruleSync.stop());
-  await ruleSync.changed();
+  const contactPoints = createContactPointDirectory(pool, log, hooks.contactPointTimers);
+  started.push(() => contactPoints.stop());
+  if (!(await contactPoints.reload())) throw new Error('could not load the contact points');
   const notify = notifyOptionsFrom(config);
   const limiter = createDeliveryLimiter(
     { concurrency: config.NOTIFY_CONCURRENCY, queueMax: config.NOTIFY_QUEUE_MAX },
     { log },
   );
+  // Until the STOMP endpoint exists nobody can be subscribed: transitions are stored only.
+  let publishAlert = (_json: string): void => {};
   const alertSink = createAlertSink({
     pool,
-    publish: (json) => stomp.publish('/topic/alerts', json),
-    deliver: (alert, rule) => deliverAlert(alert, rule, notify, limiter),
+    publish: (json) => publishAlert(json),
+    deliver: (alert, rule) => deliverAlert(alert, rule, notify, limiter, contactPoints),
     log,
   });
-  metrics.onAlert((alert) => alertSink.accept(alert));
+  // Listening before the first rule load: it may resolve incidents of rules no longer ACTIVE.
+  metrics.onAlert((transition) => alertSink.accept(transition));
+  const ruleSync = createRuleSync(pool, metrics, log);
+  started.push(() => ruleSync.stop());
+  await ruleSync.changed();
+  const auth = await startAuthentication(config, pool, log);
+  started.push(() => auth.stop());
   const gate = createRequestGate();
   const routes = buildRoutes({
+    authentication: config.VIGIL_AUTH,
+    hasher: auth.hasher,
+    reloadKeys: () => auth.store?.reload() ?? Promise.resolve(),
     batcher,
     pool,
     batchMaxEvents: config.BATCH_MAX_EVENTS,
     timeoutMs: config.DB_QUERY_TIMEOUT_MS,
     maxRules: config.MAX_RULES,
     metrics,
+    contactPoints,
     // The change is committed either way; a failed reload is logged and retried by ruleSync.
     onRuleChanged: (id) => ruleSync.changed(id),
+    onAcknowledged: (alert) => alertSink.acknowledged(alert),
   });
   // One count for HTTP requests in progress and WebSockets: MAX_CONNECTIONS bounds both together.
   const connections = createConnectionLimit(config.MAX_CONNECTIONS);
-  const app = buildApp(routes, { maxBodyBytes: config.MAX_BODY_BYTES, log, gate, connections });
+  const origins = originPolicy(config.VIGIL_ALLOWED_ORIGINS);
+  const app = buildApp(routes, {
+    maxBodyBytes: config.MAX_BODY_BYTES,
+    log,
+    gate,
+    connections,
+    keys: auth.store,
+    origins,
+  });
   const stomp = attachStomp(app, {
     serverVersion: SERVICE_VERSION,
     connections,
     log,
     currentMetricsJson: () => metrics.snapshotJson(),
+    originAllowed: (origin, host) => origins.allowed(origin, host),
+    ...(auth.store === null ? {} : { authenticate: stompAuthenticator(auth.store) }),
   });
+  const keys = auth.store;
+  // A revoked or expired key's live sessions end at the next reload (within about a second).
+  keys?.onReload(() => stomp.recheckKeys((principal) => keys.holds(principal, Date.now())));
+  publishAlert = (json) => stomp.publish('/topic/alerts', json);
   // One serialisation per tick: the actor's latest snapshot goes to every subscriber as is.
   const broadcastTimers = hooks.broadcastTimers ?? REAL_TIMERS;
   const broadcast = broadcastTimers.setInterval(
@@ -181,8 +214,10 @@ async function startOn(
     await batcher.drain();
     // Evaluation stops before the last alerts are stored, so none arrives after the pool closed.
     ruleSync.stop();
+    contactPoints.stop();
     await metrics.stop();
     await alertSink.drain();
+    await auth.stop();
     await pool.close();
     await embedded?.stop();
     log.info('stopped');

@@ -7,6 +7,7 @@
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { gzipSync } from 'node:zlib';
 import { Aggregator } from '../src/domain/metrics/aggregator.ts';
+import type { AlertResolution } from '../src/domain/rules/alert.ts';
 import { RuleEngine } from '../src/domain/rules/rule-engine.ts';
 import { testRule } from '../src/domain/rules/rule-test.ts';
 import { TickTimer } from '../src/instrumentation/tick-timer.ts';
@@ -53,9 +54,38 @@ const refresh = setInterval(publishSnapshot, data.refreshMs);
 
 const engine = new RuleEngine();
 const tickTimer = new TickTimer(data.evaluationCpuStats);
+/** What the rule test of a stored rule says of its lifecycle and throttling now. */
+const stateNote = (ruleId: number, now: number): string | undefined => {
+  const state = engine.stateOf(ruleId);
+  const parts = [
+    state === 'FIRING' || state === 'PENDING' ? `The rule is ${state}` : undefined,
+    engine.throttleNote(ruleId, now),
+  ].filter((part): part is string => part !== undefined);
+  return parts.length === 0 ? undefined : parts.join('. ');
+};
+
+const resolved: AlertResolution[] = [];
 const evaluate = (): void => {
-  const fired = tickTimer.time(() => engine.tick(aggregator, Date.now()));
-  for (const alert of fired) post({ type: 'alert', alert });
+  const fired = tickTimer.time(() => engine.tick(aggregator, Date.now(), resolved));
+  for (const resolution of resolved)
+    post({ type: 'alert', transition: { kind: 'resolved', resolution } });
+  resolved.length = 0;
+  for (const alert of fired) post({ type: 'alert', transition: { kind: 'fired', alert } });
+};
+
+/** A rule that left evaluation while FIRING (paused, archived, deleted): its incident resolves. */
+const resolveLeft = (ids: readonly number[]): void => {
+  const now = Date.now();
+  for (const ruleId of ids) {
+    const resolution: AlertResolution = {
+      ruleId,
+      resolvedAt: now,
+      cause: 'rule-inactive',
+      valuesAtResolve: null,
+      resolveExplanation: null,
+    };
+    post({ type: 'alert', transition: { kind: 'resolved', resolution } });
+  }
 };
 const evaluation = setInterval(evaluate, data.evaluationMs);
 
@@ -72,18 +102,17 @@ port.on('message', (command: MetricsCommand) => {
       }
       case 'test-rule': {
         const { input } = command;
-        const note =
-          typeof input.id === 'number' ? engine.throttleNote(input.id, Date.now()) : undefined;
+        const note = typeof input.id === 'number' ? stateNote(input.id, Date.now()) : undefined;
         const value = testRule(input, aggregator, note);
         post({ type: 'reply', requestId, result: { ok: true, value } });
         return;
       }
       case 'set-rules':
-        engine.setRules(command.rules);
+        resolveLeft([...engine.setRules(command.rules), ...command.orphans]);
         post({ type: 'reply', requestId, result: { ok: true, value: { rules: engine.size() } } });
         return;
       case 'put-rules':
-        engine.putRules(command.ids, command.rules);
+        resolveLeft(engine.putRules(command.ids, command.rules));
         post({ type: 'reply', requestId, result: { ok: true, value: { rules: engine.size() } } });
         return;
       case 'evaluation-stats': {

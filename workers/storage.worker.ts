@@ -10,6 +10,8 @@ import { describeDbError } from '../src/db/db-failure.ts';
 import * as events from '../src/db/events-repository.ts';
 import * as rules from '../src/db/rules-repository.ts';
 import * as alerts from '../src/db/alerts-repository.ts';
+import * as apiKeys from '../src/db/api-keys-repository.ts';
+import * as contactPoints from '../src/db/contact-points-repository.ts';
 import type { MetricEvent } from '../src/domain/event.ts';
 import type { RuleRecord } from '../src/domain/rules/rule.ts';
 import { nameThisThread, THREAD_NAMES } from '../src/instrumentation/thread-name.ts';
@@ -174,11 +176,110 @@ export const recordDeliveries: StorageHandlers['recordDeliveries'] = ({ id, deli
     return true as const;
   });
 
+export const resolveAlert: StorageHandlers['resolveAlert'] = ({ resolution }) =>
+  guarded('resolveAlert', () => alerts.resolveAlert(sql, resolution));
+
+const alertNotFound = { ok: false, code: 'NOT_FOUND', message: 'Alert not found' } as const;
+
+export const getAlert: StorageHandlers['getAlert'] = async ({ id }) => {
+  const result = await guarded('getAlert', () => alerts.getAlert(sql, id));
+  if (!result.ok) return result;
+  return result.value === null ? alertNotFound : { ok: true, value: result.value };
+};
+
+export const acknowledgeAlert: StorageHandlers['acknowledgeAlert'] = async ({ id, ack }) => {
+  const result = await guarded('acknowledgeAlert', () => alerts.acknowledgeAlert(sql, id, ack));
+  if (!result.ok) return result;
+  return result.value === null ? alertNotFound : { ok: true, value: result.value };
+};
+
+export const inactiveRulesFiring: StorageHandlers['inactiveRulesFiring'] = () =>
+  guarded('inactiveRulesFiring', () => alerts.inactiveRulesFiring(sql));
+
 export const listAlerts: StorageHandlers['listAlerts'] = ({ filter, page, size }) =>
   guarded('listAlerts', () => alerts.listAlerts(sql, filter, page, size));
 
 export const activeRules: StorageHandlers['activeRules'] = ({ now, ids }) =>
   guarded('activeRules', () => alerts.activeRulesForEvaluation(sql, now, ids));
+
+export const createApiKey: StorageHandlers['createApiKey'] = async ({
+  fields,
+  prefix,
+  hash,
+  maxKeys,
+}) => {
+  const result = await guarded('createApiKey', () =>
+    apiKeys.createApiKey(sql, fields, prefix, hash, maxKeys),
+  );
+  if (!result.ok) return result;
+  if (result.value === 'KEY_LIMIT') {
+    return {
+      ok: false,
+      code: 'KEY_LIMIT',
+      message: `At most ${maxKeys} API keys may exist, revoked ones included`,
+    };
+  }
+  return { ok: true, value: result.value };
+};
+
+const NO_CONTACT_POINT = {
+  ok: false,
+  code: 'NOT_FOUND',
+  message: 'Contact point not found',
+} as const;
+
+export const listContactPoints: StorageHandlers['listContactPoints'] = () =>
+  guarded('listContactPoints', () => contactPoints.listContactPoints(sql));
+
+export const getContactPoint: StorageHandlers['getContactPoint'] = async ({ id }) => {
+  const result = await guarded('getContactPoint', () => contactPoints.getContactPoint(sql, id));
+  if (!result.ok) return result;
+  return result.value === null ? NO_CONTACT_POINT : { ok: true, value: result.value };
+};
+
+export const saveContactPoint: StorageHandlers['saveContactPoint'] = async ({ id, fields }) => {
+  const result = await guarded('saveContactPoint', () =>
+    contactPoints.saveContactPoint(sql, id, fields),
+  );
+  if (!result.ok) return result;
+  if (result.value === 'NOT_FOUND') return NO_CONTACT_POINT;
+  if (result.value === 'NAME_TAKEN') {
+    return {
+      ok: false,
+      code: 'NAME_TAKEN',
+      message: 'A contact point with this name already exists',
+    };
+  }
+  return { ok: true, value: result.value };
+};
+
+export const listApiKeys: StorageHandlers['listApiKeys'] = () =>
+  guarded('listApiKeys', () => apiKeys.listApiKeys(sql));
+
+export const storedApiKeys: StorageHandlers['storedApiKeys'] = () =>
+  guarded('storedApiKeys', () => apiKeys.storedApiKeys(sql));
+
+export const revokeApiKey: StorageHandlers['revokeApiKey'] = async ({ id }) => {
+  const result = await guarded('revokeApiKey', () => apiKeys.revokeApiKey(sql, id));
+  if (!result.ok) return result;
+  if (result.value === null)
+    return { ok: false, code: 'NOT_FOUND', message: `API key ${id} not found` };
+  return { ok: true, value: result.value };
+};
+
+export const touchApiKeys: StorageHandlers['touchApiKeys'] = ({ uses }) =>
+  guarded('touchApiKeys', async () => {
+    await apiKeys.touchApiKeys(sql, uses);
+    return true as const;
+  });
+
+export const deleteContactPoint: StorageHandlers['deleteContactPoint'] = async ({ id }) => {
+  const result = await guarded('deleteContactPoint', () =>
+    contactPoints.deleteContactPoint(sql, id),
+  );
+  if (!result.ok) return result;
+  return result.value ? { ok: true, value: true } : NO_CONTACT_POINT;
+};
 
 // Checks that this module implements every handler of the protocol with its exact type.
 ({
@@ -197,6 +298,19 @@ export const activeRules: StorageHandlers['activeRules'] = ({ now, ids }) =>
   regenerateDrls,
   recordAlert,
   recordDeliveries,
+  resolveAlert,
+  getAlert,
+  acknowledgeAlert,
+  inactiveRulesFiring,
   listAlerts,
   activeRules,
+  createApiKey,
+  listApiKeys,
+  storedApiKeys,
+  revokeApiKey,
+  touchApiKeys,
+  listContactPoints,
+  getContactPoint,
+  saveContactPoint,
+  deleteContactPoint,
 }) satisfies StorageHandlers;

@@ -43,3 +43,11 @@ export const ingestRequestsText = (batch: number): string =>
 
 export const flagKnob = (name: string): boolean =>
   ['1', 'true', 'yes'].includes(process.env[name] ?? '');
+
+/** A part of a bench that is on unless turned off: 1 or 0 (unset: `fallback`), else it stops. */
+export function switchKnob(name: string, fallback: boolean): boolean {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw !== '0' && raw !== '1') throw new Error(`${name}=${raw}: must be 0 or 1`);
+  return raw === '1';
+}

@@ -8,6 +8,7 @@ import { batchBody, eventStream } from './event-mix.ts';
 import { childSide } from './load-child.ts';
 import type { PacedIngestIn, PacedIngestOptions, PacedIngestOut } from './paced-ingest.ts';
 import { postRequest, RawConnection, type RawAnswer } from './raw-http.ts';
+import { exitRefusedKey, keyRefused } from './client-key.ts';
 
 const { options, post } = childSide<PacedIngestOptions, PacedIngestOut>();
 const nextEvent = eventStream(options.spread, options.seed);
@@ -63,6 +64,9 @@ function answered(
     if (connection.closed) all.delete(connection);
     if (running) idle.push(connection.closed ? open() : connection);
   } else {
+    if (keyRefused(answer.status)) {
+      exitRefusedKey(`paced ingest POST ${path}`, answer.status, answer.body.toString());
+    }
     if (answer.status === 202) ok += options.batch;
     else {
       non2xx++;

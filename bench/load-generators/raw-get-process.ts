@@ -6,16 +6,13 @@
  */
 import * as hdr from 'hdr-histogram-js';
 import { childSide } from './load-child.ts';
-import { RawConnection } from './raw-http.ts';
+import { getRequest, RawConnection } from './raw-http.ts';
+import { exitRefusedKey, keyRefused } from './client-key.ts';
 import { threadSchedTimes } from '../../src/instrumentation/thread-schedstat.ts';
 import type { RawGetIn, RawGetOptions, RawGetOut } from './raw-get.ts';
 
 const { options, post } = childSide<RawGetOptions, RawGetOut>();
-const request = Buffer.from(
-  `GET ${options.path} HTTP/1.1\r\nHost: 127.0.0.1:${options.port}\r\n` +
-    `${options.gzip ? 'Accept-Encoding: gzip\r\n' : ''}\r\n`,
-  'latin1',
-);
+const request = getRequest(`127.0.0.1:${options.port}`, options.path, options.gzip);
 
 let latency = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000 });
 let recording = false;
@@ -32,6 +29,9 @@ function loop(connection: RawConnection): void {
   if (!running) return;
   const sentAt = performance.now();
   connection.send(request, (error, answer) => {
+    if (answer !== null && keyRefused(answer.status)) {
+      exitRefusedKey(`lean GET ${options.path}`, answer.status, answer.body.toString());
+    }
     if (recording) {
       if (error !== null || answer === null) errors++;
       else if (answer.status === 200) {

@@ -1,8 +1,10 @@
 /**
- * A minimal keep-alive HTTP/1.1 client connection over node:net for the paced load generator: one
- * request in flight, Content-Length framing only (what uWS sends), callbacks instead of promises.
+ * A minimal keep-alive HTTP/1.1 client connection over node:net for the paced load generator and
+ * the lean GET client: one request in flight, Content-Length framing only (what uWS sends),
+ * callbacks instead of promises. The requests it builds carry the bench's API key.
  */
 import net from 'node:net';
+import { KEY_HEADER_LINES } from './client-key.ts';
 
 export interface RawAnswer {
   readonly status: number;
@@ -18,8 +20,17 @@ const CONTENT_LENGTH = /\r\ncontent-length:\s*(\d+)/i;
 export function postRequest(host: string, path: string, body: string): Buffer {
   const bytes = Buffer.byteLength(body);
   return Buffer.from(
-    `POST ${path} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\n` +
-      `Content-Length: ${bytes}\r\n\r\n${body}`,
+    `POST ${path} HTTP/1.1\r\nHost: ${host}\r\n${KEY_HEADER_LINES}` +
+      `Content-Type: application/json\r\nContent-Length: ${bytes}\r\n\r\n${body}`,
+  );
+}
+
+/** The bytes of a GET (built once, sent again and again); `gzip` accepts a gzip answer. */
+export function getRequest(host: string, path: string, gzip: boolean): Buffer {
+  return Buffer.from(
+    `GET ${path} HTTP/1.1\r\nHost: ${host}\r\n${KEY_HEADER_LINES}` +
+      `${gzip ? 'Accept-Encoding: gzip\r\n' : ''}\r\n`,
+    'latin1',
   );
 }
 

@@ -1,9 +1,11 @@
 /**
  * Load with autocannon's programmatic API: verify one request, warm up, then N timed rounds; per
- * round req/s, p50/p99 (µs-resolution histogram), non-2xx and errors, summarised by medians.
+ * round req/s, p50/p99 (µs-resolution histogram), non-2xx and errors, summarised by medians. Every
+ * request carries the bench's API key; a run stops at the first 401 or 403 (client-key.ts).
  */
 import autocannon from 'autocannon';
 import * as hdr from 'hdr-histogram-js';
+import { JSON_KEY_HEADERS, KEY_HEADERS, keyRefused, keyRefusedError } from './client-key.ts';
 
 export interface LoadRequest {
   readonly method: 'GET' | 'POST';
@@ -75,16 +77,23 @@ export const median = (values: readonly number[]): number => {
     : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 };
 
-const JSON_HEADERS = { 'content-type': 'application/json' };
+/** A request's headers: the key, and the content type when it has a body. */
+const headersOf = (request: LoadRequest): Record<string, string> => ({
+  ...(request.body === undefined ? KEY_HEADERS : JSON_KEY_HEADERS),
+});
 
 async function verifyOne(scenario: LoadScenario): Promise<void> {
   const first = scenario.requests[0];
   if (first === undefined) throw new Error(`${scenario.name}: no request to send`);
   const response = await fetch(scenario.baseUrl + first.path, {
     method: first.method,
-    ...(first.body === undefined ? {} : { headers: JSON_HEADERS, body: first.body }),
+    headers: headersOf(first),
+    ...(first.body === undefined ? {} : { body: first.body }),
   });
   const body = await response.text();
+  if (keyRefused(response.status)) {
+    throw keyRefusedError(`${scenario.name}: ${first.method} ${first.path}`, response.status, body);
+  }
   scenario.onAnswer?.(response.status, body);
   const problem =
     response.status !== scenario.expectedStatus
@@ -104,11 +113,14 @@ function runOnce(scenario: LoadScenario, durationSec: number): Promise<RunStats>
   const requests: autocannon.Request[] = scenario.requests.map((r) => ({
     method: r.method,
     path: r.path,
-    ...(r.body === undefined ? {} : { body: r.body, headers: JSON_HEADERS }),
+    headers: headersOf(r),
+    ...(r.body === undefined ? {} : { body: r.body }),
     ...(onAnswer === undefined
       ? {}
       : { onResponse: (status: number, body: string) => onAnswer(status, body) }),
   }));
+  // A refused key makes every answer a 401 or 403: stop at the first, measure nothing.
+  let refused: number | null = null;
   return new Promise((resolve, reject) => {
     const instance = autocannon(
       {
@@ -122,6 +134,10 @@ function runOnce(scenario: LoadScenario, durationSec: number): Promise<RunStats>
       (error, result) => {
         if (error !== null && error !== undefined) {
           reject(error instanceof Error ? error : new Error(String(error)));
+          return;
+        }
+        if (refused !== null) {
+          reject(keyRefusedError(`${scenario.name}: autocannon`, refused));
           return;
         }
         const answered =
@@ -139,8 +155,12 @@ function runOnce(scenario: LoadScenario, durationSec: number): Promise<RunStats>
     );
     instance.on(
       'response',
-      (_client: unknown, _status: number, _bytes: number, responseTimeMs: number) => {
+      (_client: unknown, status: number, _bytes: number, responseTimeMs: number) => {
         latency.recordValue(Math.max(1, Math.round(responseTimeMs * 1000)));
+        if (refused === null && keyRefused(status)) {
+          refused = status;
+          instance.stop();
+        }
       },
     );
   });

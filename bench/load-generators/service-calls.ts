@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { log, type LoadScenario } from './run-load.ts';
 import { num } from '../report/print-table.ts';
 import { batchBody, type BenchEvent } from './event-mix.ts';
+import { keyedFetch } from './client-key.ts';
 
 /** How often a batch may be retried after a 5xx (nothing of it was stored). */
 const RETRIES = 5;
@@ -32,7 +33,7 @@ export async function seedBatches(
   const post = async (count: number): Promise<void> => {
     const body = batchBody(next, count);
     for (let attempt = 0; ; attempt++) {
-      const response = await fetch(`${url}/api/v1/events/batch`, {
+      const response = await keyedFetch(`${url}/api/v1/events/batch`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body,
@@ -76,7 +77,7 @@ export interface SnapshotSummary {
 }
 
 export async function readSummary(url: string): Promise<SnapshotSummary> {
-  const response = await fetch(`${url}/api/v1/metrics`);
+  const response = await keyedFetch(`${url}/api/v1/metrics`);
   if (response.status !== 200) throw new Error(`GET /api/v1/metrics: status ${response.status}`);
   const snapshot = (await response.json()) as { summary: SnapshotSummary };
   return snapshot.summary;

@@ -4,6 +4,7 @@
  */
 import { childSide } from './load-child.ts';
 import { openRawWebSocket, type MessageView, type RawWebSocket } from './raw-websocket.ts';
+import { STOMP_KEY_HEADERS } from './client-key.ts';
 import type {
   SubscribersIn,
   SubscribersOptions,
@@ -18,7 +19,12 @@ const frame = (command: string, headers: Record<string, string>): string =>
     .map(([k, v]) => `${k}:${v}\n`)
     .join('')}\n\0`;
 
-const CONNECT = frame('CONNECT', { 'accept-version': '1.2', host: 'vigil', 'heart-beat': '0,0' });
+const CONNECT = frame('CONNECT', {
+  'accept-version': '1.2',
+  host: 'vigil',
+  'heart-beat': '0,0',
+  ...STOMP_KEY_HEADERS,
+});
 const SUBSCRIBE = frame('SUBSCRIBE', { id: 'metrics', destination: '/topic/metrics' });
 const UNSUBSCRIBE = frame('UNSUBSCRIBE', { id: 'metrics' });
 const NEWLINE = 0x0a;
@@ -47,6 +53,8 @@ const arrivalKey: number[] = [];
 const keyIds = new Map<string, number>();
 const keyBytes: number[] = [];
 let errorFrames = 0;
+/** The `message` header of the last ERROR frame (a refused key's reason), for failures. */
+let lastError = '';
 let closes: Record<string, number> = {};
 const sockets: RawWebSocket[] = [];
 /** Sessions subscribed and not closed. */
@@ -72,6 +80,7 @@ function onFrame(session: number, message: MessageView, subscribed: () => void):
   const command = prefix.toString('latin1', 0, commandEnd);
   if (command === 'ERROR') {
     errorFrames++;
+    lastError = /\nmessage:([^\n]*)/.exec(prefix.toString('utf8'))?.[1] ?? lastError;
     return;
   }
   if (command !== 'MESSAGE') return;
@@ -138,7 +147,8 @@ function openSession(session: number): Promise<void> {
         live.delete(session);
         resubscribed(session);
         if (recording) closes[code] = (closes[code] ?? 0) + 1;
-        fail(new Error(`session ${session}: closed with ${code} before subscribing`));
+        const reason = lastError === '' ? '' : ` (ERROR frame: ${lastError})`;
+        fail(new Error(`session ${session}: closed with ${code} before subscribing${reason}`));
       },
     });
     sockets.push(socket);

@@ -6,7 +6,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { gzipSync } from 'node:zlib';
-import type { FiredAlert } from '../domain/rules/alert.ts';
+import type { AlertTransition } from '../domain/rules/alert.ts';
 import type { ActiveRule } from '../domain/rules/rule.ts';
 import type { RuleTestInput, RuleTestResult } from '../domain/rules/rule-test.ts';
 import { AppError } from '../errors.ts';
@@ -46,14 +46,17 @@ export interface MetricsActor {
   onSnapshot(listener: (json: string) => void): void;
   reset(): Promise<void>;
   testRule(input: RuleTestInput): Promise<RuleTestResult>;
-  /** Replaces the ACTIVE rules the actor evaluates. */
-  setRules(rules: readonly ActiveRule[]): Promise<void>;
+  /**
+   * Replaces the ACTIVE rules the actor evaluates. `orphans`: rules not ACTIVE that have an open
+   * incident (paused or deleted while no actor could resolve it): the actor resolves those.
+   */
+  setRules(rules: readonly ActiveRule[], orphans?: readonly number[]): Promise<void>;
   /** Replaces the rules of `ids`: those in `rules` are ACTIVE, the others are dropped. */
   putRules(ids: readonly number[], rules: readonly ActiveRule[]): Promise<void>;
   /** The evaluator's time per tick over its last `last` ticks (1..600). */
   evaluationStats(last: number): Promise<EvaluationStats>;
-  /** Called with every alert the evaluator fires. */
-  onAlert(listener: (alert: FiredAlert) => void): void;
+  /** Called with every transition the evaluator decides (a rule fired, an incident resolved). */
+  onAlert(listener: (transition: AlertTransition) => void): void;
   /** Called after a dead actor was replaced: it holds no rules until they are sent again. */
   onRestart(listener: () => void): void;
   stop(): Promise<void>;
@@ -93,7 +96,7 @@ export async function startMetricsActor(
   let nextId = 1;
   const pending = new Map<number, Pending>();
   const listeners: ((json: string) => void)[] = [];
-  const alertListeners: ((alert: FiredAlert) => void)[] = [];
+  const alertListeners: ((transition: AlertTransition) => void)[] = [];
   const restartListeners: (() => void)[] = [];
   /** The running (or starting) thread; null between a death and the next start. */
   let worker: Worker | null = null;
@@ -111,7 +114,7 @@ export async function startMetricsActor(
         for (const listener of listeners) listener(latest.json);
         return;
       case 'alert':
-        for (const listener of alertListeners) listener(notice.alert);
+        for (const listener of alertListeners) listener(notice.transition);
         return;
       case 'reply': {
         const waiting = pending.get(notice.requestId);
@@ -223,8 +226,8 @@ export async function startMetricsActor(
       latestBytes = null;
     },
     testRule: (input) => send('test-rule', { input }),
-    async setRules(rules) {
-      await send('set-rules', { rules });
+    async setRules(rules, orphans = []) {
+      await send('set-rules', { rules, orphans });
     },
     async putRules(ids, rules) {
       await send('put-rules', { ids, rules });

@@ -1,6 +1,7 @@
 /**
  * @module Keeps the metrics actor's set of ACTIVE rules equal to the table (front thread): the
- * whole set at start, after an actor restart and after a failed update; after a change to a rule,
+ * whole set at start, after an actor restart and after a failed update (with the rules not ACTIVE
+ * that still have an open incident, for the actor to resolve); after a change to a rule,
  * only that rule, so that creating n rules costs O(n) reads instead of O(n²). Updates never
  * overlap: changes that arrive during one are folded into a single follow-up; a failed update is
  * retried as a whole reload every second until one succeeds, so the actor never keeps a stale set
@@ -36,8 +37,14 @@ export function createRuleSync(pool: StoragePool, metrics: MetricsActor, log: Lo
     const result = await pool.run('activeRules', all ? { now } : { now, ids: some });
     if (!result.ok) throw new Error(`could not load the active rules: ${result.message}`);
     // The ids that came back are ACTIVE; the others were paused, archived or deleted.
-    if (all) await metrics.setRules(result.value);
-    else await metrics.putRules(some, result.value);
+    if (!all) {
+      await metrics.putRules(some, result.value);
+      return;
+    }
+    // Read after the rules: a rule enabled in between is then in neither, never in both.
+    const orphans = await pool.run('inactiveRulesFiring', {});
+    if (!orphans.ok) throw new Error(`could not load the open incidents: ${orphans.message}`);
+    await metrics.setRules(result.value, orphans.value);
   };
 
   const start = (): Promise<void> => {

@@ -4,10 +4,11 @@
  * the old fixed password is moved to a random one on its first start with this code.
  */
 import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
-import { open, readFile, rename, rm } from 'node:fs/promises';
+import { rename } from 'node:fs/promises';
 import path from 'node:path';
 import postgres from 'postgres';
 import type { Logger } from '../log.ts';
+import { readSecretFile, writeSecretFile } from '../secret-file.ts';
 
 /** What every embedded cluster got before passwords were random; only tried to migrate one. */
 export const LEGACY_PASSWORD = 'vigil';
@@ -22,34 +23,6 @@ const pendingFile = (dataRoot: string): string => `${passwordFile(dataRoot)}.pen
 
 /** 256 random bits in hex: [0-9a-f] needs no quoting in a URL, a file or a SQL literal. */
 export const newPassword = (): string => randomBytes(32).toString('hex');
-
-/** The password kept in `file`, or null when there is none. */
-export async function readPassword(file: string): Promise<string | null> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
-  const password = text.trim();
-  if (password === '') throw new Error(`${file} is empty: write the database password in it`);
-  return password;
-}
-
-/** Writes a new file readable by its owner only; a reader sees the whole password or none. */
-export async function writePassword(file: string, password: string): Promise<void> {
-  const temporary = `${file}.tmp`;
-  await rm(temporary, { force: true });
-  const handle = await open(temporary, 'wx', 0o600);
-  try {
-    await handle.writeFile(`${password}\n`);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await rename(temporary, file);
-}
 
 /**
  * The SCRAM-SHA-256 verifier PostgreSQL stores for `password` (RFC 7677; what psql's \password
@@ -122,11 +95,11 @@ export async function ensurePassword(
   server: EmbeddedServer,
   log: Logger,
 ): Promise<string> {
-  const kept = await readPassword(passwordFile(dataRoot));
+  const kept = await readSecretFile(passwordFile(dataRoot));
   if (kept !== null) return kept;
-  const pending = await readPassword(pendingFile(dataRoot));
+  const pending = await readSecretFile(pendingFile(dataRoot));
   const next = pending ?? newPassword();
-  if (pending === null) await writePassword(pendingFile(dataRoot), next);
+  if (pending === null) await writeSecretFile(pendingFile(dataRoot), next);
   if (pending === null || !(await takes(server, next))) {
     try {
       await alterPassword(server, LEGACY_PASSWORD, next);
@@ -151,9 +124,9 @@ export async function ensurePassword(
  * keeps its file), else a new one, written before initdb so no cluster exists without its file.
  */
 export async function passwordForNewCluster(dataRoot: string): Promise<string> {
-  const kept = await readPassword(passwordFile(dataRoot));
+  const kept = await readSecretFile(passwordFile(dataRoot));
   if (kept !== null) return kept;
   const password = newPassword();
-  await writePassword(passwordFile(dataRoot), password);
+  await writeSecretFile(passwordFile(dataRoot), password);
   return password;
 }

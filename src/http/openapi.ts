@@ -3,6 +3,7 @@
  * typebox schemas, so the document cannot drift from the routes.
  */
 import type { TSchema } from '@sinclair/typebox';
+import { ErrorSchema } from '../schemas/event-responses.ts';
 import { SERVICE_NAME, SERVICE_VERSION } from '../version.ts';
 import type { Route } from './route-types.ts';
 
@@ -11,8 +12,22 @@ const openApiPath = (path: string): string => path.replace(/:(\w+)/g, '{$1}');
 /** typebox schemas are JSON Schema; the round trip drops typebox's symbol keys. */
 const plain = (schema: TSchema): unknown => JSON.parse(JSON.stringify(schema));
 
+/** Either header carries the same key; an operation accepts one or the other. */
+const SECURITY_SCHEMES = {
+  bearer: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <key>' },
+  apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+};
+
+/** What every route that needs a key may also answer, whatever its own responses. */
+const KEY_RESPONSES: Readonly<Record<number, TSchema | string>> = {
+  401: ErrorSchema,
+  403: ErrorSchema,
+  429: ErrorSchema,
+};
+
 function operation(route: Route): Record<string, unknown> {
   const { doc } = route;
+  const isPublic = route.scope === 'public';
   const pathParams = [...route.path.matchAll(/:(\w+)/g)].map((m) => ({
     name: m[1],
     in: 'path',
@@ -23,18 +38,23 @@ function operation(route: Route): Record<string, unknown> {
     ([name, schema]) => ({ name, in: 'query', required: false, schema: plain(schema) }),
   );
   const responses = Object.fromEntries(
-    Object.entries(doc.responses).map(([status, schema]) => [
-      status,
-      typeof schema === 'string'
-        ? { description: schema }
-        : {
-            description: `HTTP ${status}`,
-            content: { 'application/json': { schema: plain(schema) } },
-          },
-    ]),
+    Object.entries(isPublic ? doc.responses : { ...KEY_RESPONSES, ...doc.responses }).map(
+      ([status, schema]) => [
+        status,
+        typeof schema === 'string'
+          ? { description: schema }
+          : {
+              description: `HTTP ${status}`,
+              content: { 'application/json': { schema: plain(schema) } },
+            },
+      ],
+    ),
   );
   return {
     summary: doc.summary,
+    // Scope names in the requirement list are what OpenAPI 3.1 allows for any scheme type.
+    security: isPublic ? [] : [{ bearer: [route.scope] }, { apiKey: [route.scope] }],
+    'x-vigil-scope': route.scope,
     ...(pathParams.length + queryParams.length > 0
       ? { parameters: [...pathParams, ...queryParams] }
       : {}),
@@ -59,6 +79,8 @@ export function openApiDocument(routes: readonly Route[]): Record<string, unknow
   return {
     openapi: '3.1.0',
     info: { title: SERVICE_NAME, version: SERVICE_VERSION },
+    components: { securitySchemes: SECURITY_SCHEMES },
+    security: [{ bearer: [] }, { apiKey: [] }],
     paths,
   };
 }

@@ -22,6 +22,8 @@ export interface Exchange {
   readonly head: boolean;
   aborted: boolean;
   answered: boolean;
+  /** A listed browser origin the answer lets read it (CORS); absent: no CORS headers. */
+  corsOrigin?: string;
 }
 
 const statusLines = new Map<number, string>();
@@ -42,6 +44,14 @@ export function send(exchange: Exchange, reply: Reply): void {
     const res = exchange.res;
     res.writeStatus(statusLine(reply.status));
     if (payload !== undefined) res.writeHeader('Content-Type', 'application/json');
+    // API answers are data for one caller: never sniffed as something else, never cached.
+    res.writeHeader('X-Content-Type-Options', 'nosniff');
+    res.writeHeader('Cache-Control', 'no-store');
+    if (exchange.corsOrigin !== undefined) {
+      res.writeHeader('Access-Control-Allow-Origin', exchange.corsOrigin);
+      res.writeHeader('Access-Control-Expose-Headers', 'Retry-After, WWW-Authenticate');
+      res.writeHeader('Vary', 'Origin');
+    }
     const headers = reply.headers;
     if (headers !== undefined) {
       for (const name in headers) res.writeHeader(name, headers[name] as string);

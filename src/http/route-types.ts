@@ -3,6 +3,8 @@
  * its handler. Handlers see plain data and return a Reply; they never touch uWS.
  */
 import type { TSchema } from '@sinclair/typebox';
+import type { Principal } from '../auth/principal.ts';
+import type { KeyScope } from '../domain/api-key.ts';
 import type { Reply } from './reply.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -11,7 +13,7 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
  * Who may call a route: `public` needs no key; otherwise a key of that scope or a wider one
  * (`admin` includes `read` and `ingest`).
  */
-export type Scope = 'public' | 'ingest' | 'read' | 'admin';
+export type Scope = 'public' | KeyScope;
 
 /** The query string's parameters, read-only (requests without a query share one empty set). */
 export type Query = Pick<URLSearchParams, 'get'>;
@@ -26,6 +28,8 @@ export interface Request {
   readonly rawBody: string;
   /** Epoch ms at which the front thread read the request. */
   readonly receivedAt: number;
+  /** Whose key the request carried; null on public routes (and the open admin when auth is off). */
+  readonly principal: Principal | null;
   /** The route answers gzip (Route.gzip) and the client's Accept-Encoding accepts it. */
   readonly acceptsGzip: boolean;
 }

@@ -13,6 +13,11 @@ import { depthOf } from '../schemas/json-guards.ts';
 import type { Query, Request, Route } from './route-types.ts';
 import { acceptsGzip } from './accept-encoding.ts';
 import { tooManyConnections, type ConnectionLimit } from './connection-limit.ts';
+import type { KeyStore } from '../auth/key-store.ts';
+import { UNAUTHENTICATED_ADMIN, type Principal } from '../auth/principal.ts';
+import type { KeyScope } from '../domain/api-key.ts';
+import { authorize, charge } from './authorize.ts';
+import type { OriginPolicy } from './origins.ts';
 
 /**
  * Deeper than any valid body (event metadata nests at most 32 levels, rule JSON 64): refused
@@ -27,6 +32,9 @@ export interface AdapterContext {
   readonly gate: RequestGate;
   /** MAX_CONNECTIONS, shared with the STOMP endpoint; past it a request is answered 503. */
   readonly connections: ConnectionLimit;
+  /** The keys requests are checked against; null: authentication off (VIGIL_AUTH=off). */
+  readonly keys: KeyStore | null;
+  readonly origins: OriginPolicy;
 }
 
 export interface RequestGate {
@@ -97,10 +105,20 @@ function serveWith(
   return (res, req) => {
     const receivedAt = Date.now();
     const exchange = openExchange(res, req);
+    if (ctx.origins.any) {
+      const origin = req.getHeader('origin');
+      if (origin !== '' && ctx.origins.listed(origin)) exchange.corsOrigin = origin;
+    }
     // Answers sent before this handler returns need no abort hook: uWS only requires one for a
     // response that is still open when the handler returns.
     if (ctx.gate.draining) {
       send(exchange, { ...errorReply(shuttingDown(), ctx.log), close: true });
+      return undefined;
+    }
+    const scope = route.scope;
+    const principal = scope === 'public' ? null : authorized(scope, req, receivedAt, ctx);
+    if (principal instanceof AppError) {
+      send(exchange, errorReply(principal, ctx.log));
       return undefined;
     }
     // Most routes (ingest, GET /metrics) have no parameters: nothing to decode or check.
@@ -111,6 +129,7 @@ function serveWith(
       params,
       query: rawQuery === undefined || rawQuery === '' ? NO_QUERY : new URLSearchParams(rawQuery),
       receivedAt,
+      principal,
       // Read only for routes that answer gzip: ingest never pays for the header.
       acceptsGzip: route.gzip === true && acceptsGzip(req.getHeader('accept-encoding')),
     };
@@ -153,6 +172,36 @@ function serveWith(
     });
     return withBody(route, exchange, reader.text, head, ctx);
   };
+}
+
+/**
+ * The key's principal for a route that needs one, or the error to answer (checked before the body
+ * is read: a client without a key never gets to send one). Ingest routes charge their events to
+ * the rate limit themselves (a batch costs its size); every other route costs one request.
+ */
+function authorized(
+  scope: KeyScope,
+  req: uWS.HttpRequest,
+  now: number,
+  ctx: AdapterContext,
+): Principal | AppError {
+  if (ctx.keys === null) return UNAUTHENTICATED_ADMIN;
+  const principal = authorize(
+    ctx.keys,
+    scope,
+    req.getHeader('authorization'),
+    req.getHeader('x-api-key'),
+    now,
+  );
+  if (principal instanceof AppError || scope === 'ingest' || principal.limiter === null) {
+    return principal;
+  }
+  try {
+    charge(principal, 1, now, 'requests');
+  } catch (error) {
+    return error as AppError;
+  }
+  return principal;
 }
 
 /** What the adapter copied from `req` before the handler runs (req is only valid synchronously). */

@@ -3,17 +3,26 @@
  * the OpenAPI document generated from it.
  */
 import { Type } from '@sinclair/typebox';
-import { alertRoutes } from './handlers/alerts.ts';
+import { alertRoutes, type AlertDeps } from './handlers/alerts.ts';
+import { contactPointRoutes, type ContactPointDeps } from './handlers/contact-points.ts';
 import { eventRoutes, type EventDeps } from './handlers/events.ts';
 import { evaluationStatsRoutes } from './handlers/evaluation-stats.ts';
+import { keyRoutes, type KeyDeps } from './handlers/keys.ts';
 import { metricsRoutes, type MetricsDeps } from './handlers/metrics.ts';
-import { ruleTestRoutes } from './handlers/rule-test.ts';
+import { ruleTestRoutes, type RuleTestDeps } from './handlers/rule-test.ts';
 import { ruleRoutes, type RuleDeps } from './handlers/rules.ts';
 import { systemRoutes, type SystemDeps } from './handlers/system.ts';
 import { openApiDocument } from './openapi.ts';
 import type { Route } from './route-types.ts';
 
-export type RouteDeps = EventDeps & SystemDeps & MetricsDeps & RuleDeps;
+export type RouteDeps = EventDeps &
+  SystemDeps &
+  MetricsDeps &
+  RuleDeps &
+  RuleTestDeps &
+  ContactPointDeps &
+  KeyDeps &
+  AlertDeps;
 
 export function buildRoutes(deps: RouteDeps): Route[] {
   const routes: Route[] = [
@@ -24,6 +33,8 @@ export function buildRoutes(deps: RouteDeps): Route[] {
     ...ruleTestRoutes(deps),
     ...alertRoutes(deps),
     ...evaluationStatsRoutes(deps),
+    ...keyRoutes(deps),
+    ...contactPointRoutes(deps),
   ];
   const openApi: Route = {
     method: 'GET',

@@ -50,6 +50,38 @@ function answerNow(
   send(exchange, errorReply(error, log));
 }
 
+/**
+ * OPTIONS: a CORS preflight from a listed origin is allowed (the key headers included; browsers may cache
+ * the answer 10 minutes); from any other origin it is refused, so the browser never
+ * sends the request itself. Without an Origin header it just lists the methods.
+ */
+function corsPreflight(ctx: AdapterContext): Handler {
+  return (res, req) => {
+    const origin = req.getHeader('origin');
+    const exchange: Exchange = { res, head: false, aborted: false, answered: false };
+    if (origin === '') {
+      send(exchange, { status: 204, headers: { Allow: 'GET, HEAD, POST, PUT, DELETE, OPTIONS' } });
+    } else if (ctx.origins.listed(origin)) {
+      exchange.corsOrigin = origin;
+      send(exchange, {
+        status: 204,
+        headers: {
+          'Access-Control-Allow-Methods': 'GET, HEAD, POST, PUT, DELETE',
+          'Access-Control-Allow-Headers': 'Authorization, X-API-Key, Content-Type',
+          'Access-Control-Max-Age': '600',
+        },
+      });
+    } else {
+      answerNow(
+        res,
+        req,
+        new AppError('FORBIDDEN', `Origin ${origin} is not allowed (VIGIL_ALLOWED_ORIGINS)`),
+        ctx.log,
+      );
+    }
+  };
+}
+
 export function buildApp(routes: readonly Route[], ctx: AdapterContext): uWS.TemplatedApp {
   assertNativeUws();
   const app = uWS.App();
@@ -61,7 +93,9 @@ export function buildApp(routes: readonly Route[], ctx: AdapterContext): uWS.Tem
     if (route.method === 'GET') app.head(route.path, handler);
     methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
   }
+  const preflight = corsPreflight(ctx);
   for (const [path, methods] of methodsByPath) {
+    app.options(path, preflight);
     const allow = methods.join(', ');
     app.any(path, (res, req) => {
       const method = req.getCaseSensitiveMethod();
@@ -78,6 +112,7 @@ export function buildApp(routes: readonly Route[], ctx: AdapterContext): uWS.Tem
       );
     });
   }
+  app.options('/*', preflight);
   app.any('/*', (res, req) => {
     answerNow(
       res,

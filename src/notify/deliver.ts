@@ -1,10 +1,19 @@
 /**
- * @module deliverAlert: hands one alert to every channel of its rule at once (front thread). Each
- * channel's config is checked first; one failing or slow channel never holds up the others. Every
- * channel's delivery takes a slot of the shared DeliveryLimiter, or is dropped when its queue is full.
+ * @module deliverAlert: hands one alert to every channel entry of its rule at once (front thread).
+ * Each entry resolves to a contact point (its default for the type, or the one it names), whose
+ * settings, with the rule's non-secret notificationConfig merged over them, are checked and used;
+ * an entry without a contact point is a failed result at once. One failing or slow channel never
+ * holds up the others. Every send takes a slot of the shared DeliveryLimiter, or is dropped when
+ * its queue is full.
  */
-import { channelConfig } from '../domain/rules/notification-config.ts';
-import type { NotificationChannel } from '../domain/rules/rule-types.ts';
+import {
+  noContactPoint,
+  parseChannelRef,
+  type ChannelRef,
+  type ContactPoint,
+} from '../domain/contact-points/contact-point.ts';
+import { applyTemplate } from '../domain/contact-points/template.ts';
+import { channelConfig, mergeChannelSettings } from '../domain/rules/notification-config.ts';
 import type { AlertPayload, DeliveryResult } from '../domain/rules/alert.ts';
 import type { DeliveryLimiter } from './delivery-limiter.ts';
 import { sendEmail } from './email.ts';
@@ -16,42 +25,73 @@ import { sendWebhook } from './webhook.ts';
 
 /** What delivery reads of a rule; a stored RuleRecord fits. */
 export interface NotifyRule {
-  readonly notificationChannels: readonly NotificationChannel[];
+  readonly notificationChannels: readonly string[];
   readonly notificationConfig: unknown;
 }
 
-async function deliverTo(
-  channel: NotificationChannel,
+/** The contact point a channel entry means, if any (src/notify/contact-point-directory.ts). */
+export interface ContactPointLookup {
+  resolve(ref: ChannelRef): ContactPoint | undefined;
+}
+
+async function send(
+  point: ContactPoint,
   alert: AlertPayload,
-  config: unknown,
+  ruleConfig: unknown,
   options: NotifyOptions,
 ): Promise<DeliveryResult> {
-  // Stored configs predating validation, or edited in the database, are checked again here.
+  const settings = mergeChannelSettings(point.type, point.settings, ruleConfig);
+  // Rows edited in the database, or a rule's setting that does not fit, are checked here again.
   const invalid = (errors: Readonly<Record<string, string>>): DeliveryResult =>
-    deliveryFailure(channel, 0, `invalid notificationConfig: ${Object.values(errors).join('; ')}`);
-  switch (channel) {
+    deliveryFailure(
+      point.type,
+      0,
+      `invalid settings of contact point ${point.name}: ${Object.keys(errors).join(', ')}`,
+    );
+  switch (point.type) {
     case 'webhook': {
-      const checked = channelConfig('webhook', config);
-      return checked.ok ? sendWebhook(alert, checked.value, options) : invalid(checked.errors);
+      const checked = channelConfig('webhook', settings);
+      if (!checked.ok) return invalid(checked.errors);
+      return sendWebhook(applyTemplate(alert, checked.value.template), checked.value, options);
     }
     case 'slack': {
-      const checked = channelConfig('slack', config);
-      return checked.ok ? sendSlack(alert, checked.value, options) : invalid(checked.errors);
+      const checked = channelConfig('slack', settings);
+      if (!checked.ok) return invalid(checked.errors);
+      return sendSlack(applyTemplate(alert, checked.value.template), checked.value, options);
     }
     case 'email': {
-      const checked = channelConfig('email', config);
-      return checked.ok ? sendEmail(alert, checked.value, options) : invalid(checked.errors);
+      const checked = channelConfig('email', settings);
+      if (!checked.ok) return invalid(checked.errors);
+      return sendEmail(applyTemplate(alert, checked.value.template), checked.value, options);
     }
-    default:
-      return deliveryFailure(channel, 0, `unknown channel '${String(channel)}'`);
   }
 }
 
 export const DROPPED_REASON = 'dropped: notification queue full';
 
+/** One entry's delivery; the result names the entry as the rule lists it. */
+async function deliverTo(
+  entry: string,
+  alert: AlertPayload,
+  rule: NotifyRule,
+  options: NotifyOptions,
+  limiter: DeliveryLimiter,
+  contactPoints: ContactPointLookup,
+): Promise<DeliveryResult> {
+  const ref = parseChannelRef(entry);
+  if (ref === undefined) return deliveryFailure(entry, 0, `unknown channel '${entry}'`);
+  const point = contactPoints.resolve(ref);
+  if (point === undefined) return deliveryFailure(entry, 0, noContactPoint(ref));
+  const result = await limiter.run(
+    () => send(point, alert, rule.notificationConfig, options),
+    () => deliveryFailure(entry, 0, DROPPED_REASON),
+  );
+  return { ...result, channel: entry };
+}
+
 /**
- * Delivers `alert` to each distinct channel of `rule`, in parallel within `limiter`'s bound; one
- * result per channel, in the order of `notificationChannels`. Never rejects: every problem is a
+ * Delivers `alert` to each distinct channel entry of `rule`, in parallel within `limiter`'s bound;
+ * one result per entry, in the order of `notificationChannels`. Never rejects: every problem is a
  * failed result.
  */
 export async function deliverAlert(
@@ -59,23 +99,15 @@ export async function deliverAlert(
   rule: NotifyRule,
   options: NotifyOptions,
   limiter: DeliveryLimiter,
+  contactPoints: ContactPointLookup,
 ): Promise<DeliveryResult[]> {
-  const channels = [...new Set(rule.notificationChannels)];
+  const entries = [...new Set(rule.notificationChannels)];
   const settled = await Promise.allSettled(
-    channels.map((channel) =>
-      limiter.run(
-        () => deliverTo(channel, alert, rule.notificationConfig, options),
-        () => deliveryFailure(channel, 0, DROPPED_REASON),
-      ),
-    ),
+    entries.map((entry) => deliverTo(entry, alert, rule, options, limiter, contactPoints)),
   );
   return settled.map((outcome, i) =>
     outcome.status === 'fulfilled'
       ? outcome.value
-      : deliveryFailure(
-          channels[i] as NotificationChannel,
-          0,
-          `delivery failed: ${INTERNAL_ERROR}`,
-        ),
+      : deliveryFailure(entries[i] ?? '', 0, `delivery failed: ${INTERNAL_ERROR}`),
   );
 }

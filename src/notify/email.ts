@@ -29,6 +29,7 @@ export function emailMessage(alert: AlertPayload, config: EmailConfig, from: str
     `Severity: ${alert.severity}`,
     `Triggered at: ${alert.triggeredAt}`,
     ...(alert.message === '' ? [] : [`Message: ${alert.message}`]),
+    ...(alert.explanationText === '' ? [] : [`Why: ${alert.explanationText}`]),
     '',
     'Matched conditions:',
     ...(alert.matchedConditions.length === 0

@@ -58,32 +58,31 @@ export async function postJson(post: JsonPost, options: NotifyOptions): Promise<
 
   const target = await resolveTarget(url.hostname, options, post.timeoutMs);
   if (!target.ok) return deliveryFailure(post.channel, 0, target.reason);
-  // One dispatcher per delivery: its sockets reach only the checked addresses, and are closed
-  // when the delivery ends, whatever the receiver does.
-  const dispatcher = new Agent({
-    connect: { lookup: pinnedLookup(target.addresses), timeout: post.timeoutMs },
-  });
-  try {
-    return await withRetries(post.channel, options, async () => {
-      try {
-        const response = await fetch(url, {
-          method: 'POST',
-          headers,
-          body,
-          redirect: 'manual',
-          signal: AbortSignal.timeout(post.timeoutMs),
-          dispatcher,
-        });
-        return await outcomeOf(response);
-      } catch (error) {
-        const timedOut = error instanceof Error && error.name === 'TimeoutError';
-        return {
-          kind: 'retry',
-          error: timedOut ? `timed out after ${post.timeoutMs} ms` : networkReason(error),
-        };
-      }
+  // One dispatcher per attempt: its sockets reach only the checked addresses, and are destroyed
+  // before the next attempt, whatever the receiver does, so a delivery holds at most one socket
+  // (one that timed out is not left open beside its retry).
+  return withRetries(post.channel, options, async () => {
+    const dispatcher = new Agent({
+      connect: { lookup: pinnedLookup(target.addresses), timeout: post.timeoutMs },
     });
-  } finally {
-    await dispatcher.destroy().catch(() => undefined);
-  }
+    try {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers,
+        body,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(post.timeoutMs),
+        dispatcher,
+      });
+      return await outcomeOf(response);
+    } catch (error) {
+      const timedOut = error instanceof Error && error.name === 'TimeoutError';
+      return {
+        kind: 'retry',
+        error: timedOut ? `timed out after ${post.timeoutMs} ms` : networkReason(error),
+      };
+    } finally {
+      await dispatcher.destroy().catch(() => undefined);
+    }
+  });
 }

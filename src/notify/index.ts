@@ -3,7 +3,12 @@
  * types, the DeliveryLimiter bounding them, and NotifyOptions built from the Config. Runs on the front thread.
  */
 export type { AlertPayload, DeliveryResult } from '../domain/rules/alert.ts';
-export { DROPPED_REASON, deliverAlert, type NotifyRule } from './deliver.ts';
+export {
+  DROPPED_REASON,
+  deliverAlert,
+  type ContactPointLookup,
+  type NotifyRule,
+} from './deliver.ts';
 export {
   createDeliveryLimiter,
   type DeliveryLimiter,

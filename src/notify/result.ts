@@ -3,7 +3,6 @@
  * attempts, exponential backoff, an attempt itself says whether its failure is worth retrying.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { NotificationChannel } from '../domain/rules/rule-types.ts';
 import type { DeliveryResult } from '../domain/rules/alert.ts';
 import { INTERNAL_ERROR } from './failure-reasons.ts';
 import type { NotifyOptions } from './notify-options.ts';
@@ -20,7 +19,7 @@ export type AttemptOutcome =
 const MAX_ERROR_LENGTH = 300;
 
 const result = (
-  channel: NotificationChannel,
+  channel: string,
   ok: boolean,
   attempts: number,
   status: number | undefined,
@@ -35,7 +34,7 @@ const result = (
 });
 
 export const deliveryFailure = (
-  channel: NotificationChannel,
+  channel: string,
   attempts: number,
   error: string,
   status?: number,
@@ -54,7 +53,7 @@ export const clip = (text: string): string => {
  * (stored as a fixed text: its message is not ours to show).
  */
 export async function withRetries(
-  channel: NotificationChannel,
+  channel: string,
   policy: Pick<NotifyOptions, 'attempts' | 'backoffMs' | 'backoff'>,
   attempt: (n: number) => Promise<AttemptOutcome>,
 ): Promise<DeliveryResult> {

@@ -72,6 +72,17 @@ export function slackMessage(alert: AlertPayload, config: SlackConfig): SlackMes
       ],
     },
     { type: 'section', text: bulletList('Matched conditions', alert.matchedConditions) },
+    ...(alert.explanationText === ''
+      ? []
+      : [
+          {
+            type: 'section' as const,
+            text: {
+              type: 'mrkdwn' as const,
+              text: truncate(`*Why*\n${escape(alert.explanationText)}`, SECTION_MAX),
+            },
+          },
+        ]),
     { type: 'section', text: bulletList('Current values', values) },
   ];
   if (alert.message !== '') {

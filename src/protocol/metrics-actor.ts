@@ -3,7 +3,7 @@
  * no class instances): everything here crosses a thread boundary by structured clone.
  */
 import type { MetricEvent } from '../domain/event.ts';
-import type { FiredAlert } from '../domain/rules/alert.ts';
+import type { AlertTransition } from '../domain/rules/alert.ts';
 import type { ActiveRule } from '../domain/rules/rule.ts';
 import type { RuleTestInput, RuleTestResult } from '../domain/rules/rule-test.ts';
 import type { TickSummary } from '../instrumentation/tick-stats.ts';
@@ -18,11 +18,15 @@ export type MetricsChannelMessage = {
 export type MetricsCommand =
   | { readonly type: 'reset'; readonly requestId: number }
   | { readonly type: 'test-rule'; readonly requestId: number; readonly input: RuleTestInput }
-  /** The complete set of ACTIVE rules, sent at start and after every rule change. */
+  /**
+   * The complete set of ACTIVE rules, sent at start, after an actor restart and after a failed
+   * update; `orphans`: the ids of rules not ACTIVE with an open incident, to be resolved.
+   */
   | {
       readonly type: 'set-rules';
       readonly requestId: number;
       readonly rules: readonly ActiveRule[];
+      readonly orphans: readonly number[];
     }
   /** The rules of `ids` that are ACTIVE now (a missing id was paused, archived or deleted). */
   | {
@@ -72,8 +76,11 @@ export type MetricsNotice =
   | { readonly type: 'ready' }
   /** The serialised snapshot, posted every METRICS_REFRESH_MS: GET /metrics and STOMP use it. */
   | { readonly type: 'snapshot'; readonly snapshot: SerialisedSnapshot }
-  /** A rule fired: the front stores it, publishes it on /topic/alerts and notifies. */
-  | { readonly type: 'alert'; readonly alert: FiredAlert }
+  /**
+   * A rule fired or resolved: the front stores the transition, publishes it on /topic/alerts and
+   * (when it fired) notifies.
+   */
+  | { readonly type: 'alert'; readonly transition: AlertTransition }
   | {
       readonly type: 'reply';
       readonly requestId: number;

@@ -3,10 +3,14 @@
  * Expected failures come back as data ({ ok: false, code }), never as thrown errors (STYLE 2).
  * The records these carry are declared in src/domain.
  */
+import type { ApiKeyFields, ApiKeyRecord, StoredApiKey } from '../domain/api-key.ts';
+import type { ContactPoint, ContactPointFields } from '../domain/contact-points/contact-point.ts';
 import type { EventPage, EventRecord, NewEvent } from '../domain/event.ts';
 import type {
+  Acknowledgement,
   AlertFilter,
   AlertRecord,
+  AlertResolution,
   DeliveryResult,
   FiredAlert,
 } from '../domain/rules/alert.ts';
@@ -70,8 +74,20 @@ export interface StorageHandlers {
   /** Regenerates every rule's DRL and hash; versions unchanged. Answers how many rules. */
   regenerateDrls(input: Record<string, never>): Promise<Result<number, DbFailure>>;
 
-  /** Stores an alert and counts the trigger on its rule, atomically. */
+  /** Stores an incident, FIRING, and counts the trigger on its rule, atomically. */
   recordAlert(input: { readonly alert: FiredAlert }): Promise<Result<AlertRecord, DbFailure>>;
+  /** Resolves the rule's open incident; answers the alerts it resolved (none if it had none). */
+  resolveAlert(input: {
+    readonly resolution: AlertResolution;
+  }): Promise<Result<readonly AlertRecord[], DbFailure>>;
+  getAlert(input: { readonly id: number }): Promise<Result<AlertRecord, DbFailure | 'NOT_FOUND'>>;
+  /** The first acknowledgement stays: `changed` is false when the alert already had one. */
+  acknowledgeAlert(input: {
+    readonly id: number;
+    readonly ack: Acknowledgement;
+  }): Promise<
+    Result<{ readonly alert: AlertRecord; readonly changed: boolean }, DbFailure | 'NOT_FOUND'>
+  >;
   recordDeliveries(input: {
     readonly id: number;
     readonly deliveries: readonly DeliveryResult[];
@@ -81,11 +97,48 @@ export interface StorageHandlers {
     readonly page: number;
     readonly size: number;
   }): Promise<Result<{ readonly rows: readonly AlertRecord[]; readonly total: number }, DbFailure>>;
-  /** ACTIVE rules (all, or those of `ids`) with their last hour of alert times, for the evaluator. */
+  /** Every contact point with its secrets: only the front thread's directory and handlers read it. */
+  listContactPoints(
+    input: Record<string, never>,
+  ): Promise<Result<readonly ContactPoint[], DbFailure>>;
+  getContactPoint(input: {
+    readonly id: number;
+  }): Promise<Result<ContactPoint, DbFailure | 'NOT_FOUND'>>;
+  /** Creates (`id` null) or replaces one; `isDefault` true takes the default from another. */
+  saveContactPoint(input: {
+    readonly id: number | null;
+    readonly fields: ContactPointFields;
+  }): Promise<Result<ContactPoint, DbFailure | 'NOT_FOUND' | 'NAME_TAKEN'>>;
+  deleteContactPoint(input: {
+    readonly id: number;
+  }): Promise<Result<true, DbFailure | 'NOT_FOUND'>>;
+  /** Ids of the rules not ACTIVE (or deleted) that have an open incident. */
+  inactiveRulesFiring(input: Record<string, never>): Promise<Result<readonly number[], DbFailure>>;
+  /**
+   * ACTIVE rules (all, or those of `ids`) with their last hour of alert times and open incident,
+   * for the evaluator.
+   */
   activeRules(input: {
     readonly now: number;
     readonly ids?: readonly number[];
   }): Promise<Result<readonly ActiveRule[], DbFailure>>;
+
+  /** Refused with KEY_LIMIT when `maxKeys` keys (revoked ones included) exist. */
+  createApiKey(input: {
+    readonly fields: ApiKeyFields;
+    readonly prefix: string;
+    readonly hash: string;
+    readonly maxKeys: number;
+  }): Promise<Result<ApiKeyRecord, DbFailure | 'KEY_LIMIT'>>;
+  listApiKeys(input: Record<string, never>): Promise<Result<readonly ApiKeyRecord[], DbFailure>>;
+  /** Every key with its hash: for the front thread's key store only. */
+  storedApiKeys(input: Record<string, never>): Promise<Result<readonly StoredApiKey[], DbFailure>>;
+  revokeApiKey(input: {
+    readonly id: number;
+  }): Promise<Result<ApiKeyRecord, DbFailure | 'NOT_FOUND'>>;
+  touchApiKeys(input: {
+    readonly uses: readonly { readonly id: number; readonly at: number }[];
+  }): Promise<Result<true, DbFailure>>;
 }
 
 export type StorageOperation = keyof StorageHandlers;

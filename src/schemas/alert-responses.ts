@@ -2,9 +2,14 @@
  * @module Response schema of the alert endpoints: documents the stored alert in OpenAPI, tied at
  * compile time to its one declaration in src/domain/rules/alert.ts.
  */
-import { Type } from '@sinclair/typebox';
-import type { AlertRecord, DeliveryResult } from '../domain/rules/alert.ts';
-import { NOTIFICATION_CHANNELS, RULE_SEVERITIES } from '../domain/rules/rule-types.ts';
+import { Type, type TSchema } from '@sinclair/typebox';
+import {
+  ALERT_STATES,
+  type AlertRecord,
+  type DeliveryResult,
+  type ExplainedCondition,
+} from '../domain/rules/alert.ts';
+import { LOGICAL_OPERATORS, OPERATOR_NAMES, RULE_SEVERITIES } from '../domain/rules/rule-types.ts';
 import { describes } from './describes.ts';
 
 const literals = <T extends string>(values: readonly T[]) =>
@@ -12,7 +17,9 @@ const literals = <T extends string>(values: readonly T[]) =>
 
 export const DeliveryResultSchema = describes<DeliveryResult>()(
   Type.Object({
-    channel: literals(NOTIFICATION_CHANNELS),
+    channel: Type.String({
+      description: "The rule's notificationChannels entry (`slack`, `slack:oncall`); never a URL",
+    }),
     ok: Type.Boolean(),
     attempts: Type.Integer({ minimum: 0 }),
     status: Type.Optional(Type.Integer()),
@@ -21,6 +28,39 @@ export const DeliveryResultSchema = describes<DeliveryResult>()(
   }),
 );
 
+export const ExplainedConditionSchema = describes<ExplainedCondition>()(
+  Type.Object({
+    metric: Type.String(),
+    key: Type.Union([Type.String(), Type.Null()]),
+    measure: Type.Union([Type.Literal('value'), Type.Literal('percentChange')]),
+    windowMinutes: Type.Integer(),
+    operator: literals(OPERATOR_NAMES),
+    threshold: Type.Number(),
+    recoveryThreshold: Type.Union([Type.Number(), Type.Null()]),
+    comparedWith: Type.Number(),
+    value: Type.Union([Type.Number(), Type.Null()]),
+    result: Type.Boolean(),
+  }),
+);
+
+/** A condition tree as evaluated: a leaf, or AND / OR / NOT with its result and conditions. */
+export const ExplanationSchema = Type.Recursive(
+  (Self) =>
+    Type.Union([
+      ExplainedConditionSchema,
+      Type.Object({
+        logicalOperator: literals(LOGICAL_OPERATORS),
+        result: Type.Boolean(),
+        conditions: Type.Array(Self),
+      }),
+    ]),
+  { $id: 'Explanation' },
+);
+
+const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+const Instant = Type.String({ format: 'date-time' });
+const Values = Type.Record(Type.String(), Type.Number());
+
 export const AlertSchema = describes<AlertRecord>()(
   Type.Object({
     id: Type.Integer(),
@@ -28,7 +68,19 @@ export const AlertSchema = describes<AlertRecord>()(
     ruleName: Type.String(),
     ruleVersion: Type.Integer(),
     severity: literals(RULE_SEVERITIES),
-    triggeredAt: Type.String({ format: 'date-time' }),
+    state: literals(ALERT_STATES),
+    firedAt: Instant,
+    triggeredAt: Instant,
+    resolvedAt: nullable(Instant),
+    resolvedReason: nullable(Type.String()),
+    valuesAtFire: Values,
+    valuesAtResolve: nullable(Values),
+    acknowledgedAt: nullable(Instant),
+    acknowledgedBy: nullable(Type.String()),
+    acknowledgeComment: nullable(Type.String()),
+    explanation: nullable(ExplanationSchema),
+    resolveExplanation: nullable(ExplanationSchema),
+    explanationText: Type.String(),
     matchedConditions: Type.Array(Type.String()),
     currentValues: Type.Record(Type.String(), Type.Number()),
     condition: Type.String(),

@@ -67,4 +67,7 @@ export const ServiceInfoSchema = Type.Object({
   status: Type.Literal('running'),
   service: Type.String(),
   version: Type.String(),
+  authentication: Type.Union([Type.Literal('on'), Type.Literal('off')], {
+    description: "'off': VIGIL_AUTH=off, every route open to anyone (local development only)",
+  }),
 });

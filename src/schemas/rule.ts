@@ -5,6 +5,11 @@
  */
 import { type SchemaOptions, type Static, type TSchema, Type } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import {
+  CHANNEL_ENTRY_RULE,
+  channelEntryProblem,
+  CONTACT_POINT_NAME,
+} from '../domain/contact-points/contact-point.ts';
 import { notificationConfigErrors } from '../domain/rules/notification-config.ts';
 import { validateRuleConfig } from '../domain/rules/rule-config-validation.ts';
 import type { RuleTestInput } from '../domain/rules/rule-test.ts';
@@ -19,13 +24,18 @@ import {
   RULE_DEFAULTS,
   RULE_SEVERITIES,
   RULE_TYPES,
-  type NotificationChannel,
   type RuleType,
 } from '../domain/rules/rule-types.ts';
 import type { RuleFields } from '../domain/rules/rule.ts';
 import { Characters } from './characters.ts';
 import { depthOf, findUnstorable } from './json-guards.ts';
 import { schemaErrors } from './schema-errors.ts';
+
+/** A channel entry (contact-point.ts parseChannelRef), as a pattern for the schema. */
+const CHANNEL_ENTRY = new RegExp(
+  `^(${NOTIFICATION_CHANNELS.join('|')})(:${CONTACT_POINT_NAME.source.slice(1, -1)})?$`,
+);
+const MAX_CHANNEL_ENTRIES = 20;
 
 /** Java `int` / PostgreSQL `integer`: priority is the DRL salience. */
 const INT32_MIN = -2147483648;
@@ -60,10 +70,11 @@ const FIELDS = {
     errorMessage: `priority must be an integer from ${INT32_MIN} to ${INT32_MAX}`,
   }),
   notificationChannels: Type.Array(
-    literals(NOTIFICATION_CHANNELS, `must be one of ${NOTIFICATION_CHANNELS.join(', ')}`),
+    Type.String({ pattern: CHANNEL_ENTRY.source, errorMessage: `must be ${CHANNEL_ENTRY_RULE}` }),
     {
       uniqueItems: true,
-      errorMessage: `notificationChannels must be an array of distinct channels from ${NOTIFICATION_CHANNELS.join(', ')}`,
+      maxItems: MAX_CHANNEL_ENTRIES,
+      errorMessage: `notificationChannels must be an array of at most ${MAX_CHANNEL_ENTRIES} distinct entries, each ${CHANNEL_ENTRY_RULE}`,
     },
   ),
   notificationConfig: Nullable(AnyObject(), 'notificationConfig must be an object or null'),
@@ -118,11 +129,11 @@ const TestCheck = TypeCompiler.Compile(RuleTestBody);
 export type RuleUpdateInput = Partial<RuleFields>;
 
 /**
- * The stored rule (callers pass the whole stored rule): what an update's ruleType / ruleConfig and
- * notificationChannels / notificationConfig are checked against. Absent channels / config: none.
+ * The stored rule (callers pass the whole stored rule): what an update's ruleType / ruleConfig are
+ * checked against. notificationChannels and notificationConfig are checked each on its own: an
+ * entry needs no config, and a missing contact point is not a validation error.
  */
-export type CurrentRuleConfig = Pick<RuleFields, 'ruleType' | 'ruleConfig'> &
-  Partial<Pick<RuleFields, 'notificationChannels' | 'notificationConfig'>>;
+export type CurrentRuleConfig = Pick<RuleFields, 'ruleType' | 'ruleConfig'>;
 
 export type RuleBodyCheck<T> =
   | { readonly ok: true; readonly value: T }
@@ -164,6 +175,12 @@ function bodyErrors(check: TypeCheck<TSchema>, body: unknown): Record<string, st
   }
   // The schema's message says "distinct"; a body that lists a channel twice is told just that.
   const channels = isObject(body) ? body['notificationChannels'] : undefined;
+  for (const field of Object.keys(errors)) {
+    const [head, index, ...more] = field.split('.');
+    if (head !== 'notificationChannels' || index === undefined || more.length > 0) continue;
+    const entry: unknown = Array.isArray(channels) ? channels[Number(index)] : undefined;
+    errors[field] = channelEntryProblem(field, entry) ?? errors[field] ?? '';
+  }
   if (
     'notificationChannels' in errors &&
     Array.isArray(channels) &&
@@ -196,16 +213,12 @@ function unstorable(body: Readonly<Record<string, unknown>>, errors: Record<stri
 const configErrors = (messages: readonly string[]): string => messages.join('; ');
 
 /**
- * notificationConfig checked against the channels (keys are paths); like the schema, text that
- * cannot be stored is reported first: with such a problem in notificationConfig, nothing else is.
+ * notificationConfig checked (keys are paths): non-secret per-type settings only; like the schema,
+ * text that cannot be stored is reported first: with such a problem in it, nothing else is.
  */
-function checkNotifications(
-  channels: readonly NotificationChannel[],
-  config: unknown,
-  errors: Record<string, string>,
-): void {
+function checkNotifications(config: unknown, errors: Record<string, string>): void {
   if (Object.keys(errors).some((k) => k.split('.')[0] === 'notificationConfig')) return;
-  for (const [path, message] of Object.entries(notificationConfigErrors(channels, config))) {
+  for (const [path, message] of Object.entries(notificationConfigErrors(config))) {
     errors[path] ??= message;
   }
 }
@@ -227,7 +240,7 @@ function checkCreate(body: unknown): RuleBodyCheck<RuleFields> {
   if (unavailableType(body.ruleType, errors)) return { ok: false, errors };
   const config = validateRuleConfig(body.ruleType, body.ruleConfig);
   if (!config.ok) errors['ruleConfig'] = configErrors(config.errors);
-  checkNotifications(body.notificationChannels ?? [], body.notificationConfig, errors);
+  checkNotifications(body.notificationConfig, errors);
   if (Object.keys(errors).length > 0 || !config.ok) return { ok: false, errors };
   return {
     ok: true,
@@ -262,14 +275,8 @@ function checkUpdate(body: unknown, current: CurrentRuleConfig): RuleBodyCheck<R
     if (checked.ok) value.ruleConfig = checked.config;
     else errors['ruleConfig'] = configErrors(checked.errors);
   }
-  // Changed channels or config are checked as the pair that will be stored (merged onto `current`).
-  if (body.notificationChannels !== undefined || body.notificationConfig !== undefined) {
-    checkNotifications(
-      body.notificationChannels ?? current.notificationChannels ?? [],
-      body.notificationConfig !== undefined ? body.notificationConfig : current.notificationConfig,
-      errors,
-    );
-  }
+  // A channel entry needs no check against the config: a missing contact point is not an error.
+  if (body.notificationConfig !== undefined) checkNotifications(body.notificationConfig, errors);
   return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, value };
 }
 
@@ -286,8 +293,8 @@ function checkTest(body: unknown): RuleBodyCheck<RuleTestInput & RuleTestBody> {
  * is under the one key `ruleConfig`: the rule test's validationErrors, in order, joined with `; `.
  * - create: full check, defaults applied, ruleConfig normalised.
  * - update: `current` is the stored rule; a new ruleType or ruleConfig is validated as the pair
- *   that will run, and `value.ruleConfig` is then the normalised config; a new notificationChannels
- *   or notificationConfig is validated merged with the stored other one.
+ *   that will run, and `value.ruleConfig` is then the normalised config; notificationConfig, when
+ *   present, is checked on its own (non-secret settings only).
  * - test: the body's shape only; ruleConfig content is judged by testRule (a 200 result).
  * A ruleType outside EVALUATED_RULE_TYPES is refused on all three, under `ruleType`.
  */

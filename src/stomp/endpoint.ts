@@ -1,6 +1,7 @@
 // Wires STOMP onto a uWS app: upgrade (subprotocol), per-socket StompSession, one shared timer
 // for heart-beats and deadlines, and the broadcaster. Runs on the front thread; no callback throws.
 import type { TemplatedApp, WebSocket, WebSocketBehavior } from 'uWebSockets.js';
+import type { Principal } from '../auth/principal.ts';
 import { UNLIMITED_CONNECTIONS, type ConnectionLimit } from '../http/connection-limit.ts';
 import { Broadcaster } from './broadcaster.ts';
 import type { BroadcastStats } from './broadcaster.ts';
@@ -50,6 +51,13 @@ export interface StompEndpointOptions {
   readonly now?: () => number;
   /** MAX_CONNECTIONS, shared with the HTTP adapter: each open socket holds a place. Default: none. */
   readonly connections?: ConnectionLimit;
+  /** Checks the key of each CONNECT (needs `read`); absent: authentication off. */
+  readonly authenticate?: SessionConfig['authenticate'];
+  /**
+   * Whether a browser page from `origin` may open the socket (`host`: the request's Host header);
+   * absent: any. An upgrade without an Origin header (not a browser) is not asked about.
+   */
+  readonly originAllowed?: (origin: string, host: string) => boolean;
 }
 
 export interface StompStats extends BroadcastStats {
@@ -63,6 +71,8 @@ export interface StompEndpoint {
   sessionCount(): number;
   /** For shutdown: ends every session (default code 1001) and answers later upgrades with 503. */
   closeAll(code?: number): void;
+  /** Ends, with an ERROR frame, every session whose key no longer `holds` (revoked, expired). */
+  recheckKeys(holds: (principal: Principal) => boolean): void;
   stats(): StompStats;
 }
 
@@ -174,6 +184,7 @@ export function attachStomp(app: TemplatedApp, options: StompEndpointOptions): S
     connectTimeoutMs: config.connectTimeoutMs,
     maxSubscriptions: config.maxSubscriptions,
     maxSubscriptionIdLength: 256,
+    ...(options.authenticate === undefined ? {} : { authenticate: options.authenticate }),
   };
   const sessions = new Set<Socket>();
   let nextSessionId = 0;
@@ -296,6 +307,17 @@ export function attachStomp(app: TemplatedApp, options: StompEndpointOptions): S
           res.writeStatus('503 Service Unavailable').end('too many connections', true);
           return;
         }
+        // Cross-site WebSocket hijacking: a page elsewhere must not open a socket with the
+        // browser's access to this host. Non-browser clients send no Origin.
+        const origin = req.getHeader('origin');
+        if (
+          origin !== '' &&
+          options.originAllowed !== undefined &&
+          !options.originAllowed(origin, req.getHeader('host'))
+        ) {
+          res.writeStatus('403 Forbidden').end('origin not allowed', true);
+          return;
+        }
         // req is only valid during this call: read everything before upgrading.
         const key = req.getHeader('sec-websocket-key');
         const offer = req.getHeader('sec-websocket-protocol');
@@ -366,6 +388,16 @@ export function attachStomp(app: TemplatedApp, options: StompEndpointOptions): S
         guard('closeAll', ws, () => ws.end(code, 'server shutting down'));
       }
       stopTimer();
+    },
+    recheckKeys(holds) {
+      const now = clock();
+      for (const ws of sessions) {
+        guard('recheckKeys', ws, () => {
+          const { session } = ws.getUserData();
+          if (session.principal === null || holds(session.principal)) return;
+          perform(ws, session, session.revoke(now, 'the API key was revoked or expired'), now);
+        });
+      }
     },
     stats() {
       return {

@@ -1,5 +1,6 @@
 // Per-connection STOMP state machine (pure, no uWS): bytes and clock ticks in, actions out.
 // Runs on the front thread; each uWS WebSocket holds its StompSession in its typed user data.
+import type { Principal } from '../auth/principal.ts';
 import { FrameDecoder, HEARTBEAT, encodeFrame } from './frame.ts';
 import type { OutgoingFrame, StompFrame } from './frame.ts';
 
@@ -67,6 +68,25 @@ export interface SessionConfig {
   readonly connectTimeoutMs: number;
   readonly maxSubscriptions: number;
   readonly maxSubscriptionIdLength: number;
+  /**
+   * Checks the key a CONNECT carries (`passcode`, or an `Authorization: Bearer` header); absent:
+   * every CONNECT is accepted (authentication off).
+   */
+  readonly authenticate?: (presented: string | undefined, now: number) => StompAuthentication;
+}
+
+export type StompAuthentication =
+  | { readonly ok: true; readonly principal: Principal }
+  | { readonly ok: false; readonly reason: string };
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+/** The key a CONNECT frame presents: its passcode, else its Authorization header's bearer token. */
+function presentedKey(frame: StompFrame): string | undefined {
+  const passcode = frame.headers.get('passcode');
+  if (passcode !== undefined && passcode !== '') return passcode;
+  const authorization = frame.headers.get('authorization') ?? frame.headers.get('Authorization');
+  return authorization === undefined ? undefined : (BEARER.exec(authorization)?.[1] ?? '');
 }
 
 export type SessionState = 'awaiting-connect' | 'connected' | 'closed';
@@ -82,6 +102,8 @@ export class StompSession {
   version: StompVersion;
   heartbeat: Negotiated = { sendEveryMs: 0, expectEveryMs: 0 };
   readonly subscriptions = new Map<string, Destination>();
+  /** Whose key the CONNECT carried; null until then, and when authentication is off. */
+  principal: Principal | null = null;
   lastReceivedAt: number;
   lastSentAt: number;
   private readonly decoder: FrameDecoder;
@@ -122,6 +144,14 @@ export class StompSession {
   markClosed(): void {
     this.state = 'closed';
     this.subscriptions.clear();
+  }
+
+  /** The session's key no longer holds (revoked, expired): ERROR, then close. */
+  revoke(now: number, reason: string): SessionAction[] {
+    if (this.state === 'closed') return [];
+    const actions: SessionAction[] = [];
+    this.error(actions, now, 'authentication revoked', reason, null, CLOSE_POLICY);
+    return actions;
   }
 
   /** One WebSocket message from the client. */
@@ -250,6 +280,14 @@ export class StompSession {
     }
     this.version = version;
     this.decoder.unescapeHeaders = version !== '1.0';
+    if (this.config.authenticate !== undefined) {
+      const auth = this.config.authenticate(presentedKey(frame), now);
+      if (!auth.ok) {
+        this.error(actions, now, 'authentication failed', auth.reason, frame, CLOSE_POLICY);
+        return;
+      }
+      this.principal = auth.principal;
+    }
     const headers: Array<[string, string]> = [
       ['version', version],
       ['server', this.config.server],

@@ -12,6 +12,7 @@ import t from 'tap';
 import { workerEntry, workerExecArgv } from '../../src/actors/worker-entry.ts';
 import { waitUntil } from '../service/alerts-helpers.ts';
 import { createTestDatabase, withMigrationGate } from '../support/database.ts';
+import { keyHeaders, TEST_AUTH_ENV } from '../support/keys.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -89,6 +90,7 @@ void t.test('compiled: .js entries without tsx, and the service runs from them',
     HOST: '127.0.0.1',
     STORAGE_WORKERS: '1',
     LOG_LEVEL: 'info',
+    ...TEST_AUTH_ENV,
   };
   const child = spawn(process.execPath, [join(out, 'src/main.js')], {
     cwd: ROOT,
@@ -104,14 +106,17 @@ void t.test('compiled: .js entries without tsx, and the service runs from them',
 
   const posted = await fetch(`${base}/api/v1/events`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...keyHeaders() },
     body: JSON.stringify({ eventType: 'compiled_start', source: 'test', severity: 'INFO' }),
   });
   t.equal(posted.status, 202, 'stored by a compiled storage worker');
   const counted = await waitUntil(
     async () =>
-      ((await (await fetch(`${base}/api/v1/metrics`)).json()) as { eventsByType: object })
-        .eventsByType,
+      (
+        (await (await fetch(`${base}/api/v1/metrics`, { headers: keyHeaders() })).json()) as {
+          eventsByType: object;
+        }
+      ).eventsByType,
     (byType) => 'compiled_start' in byType,
     'the compiled metrics actor to count the event',
   );

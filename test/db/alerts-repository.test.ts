@@ -1,14 +1,19 @@
-// Alert SQL against PostgreSQL (DESIGN 6): an alert and its rule's count in one statement, even
-// when alerts of one rule are stored out of order; the history that rebuilds throttling; filters
-// on extreme instants.
+// Alert SQL against PostgreSQL (DESIGN 6, issue 18): an alert and its rule's count in one
+// statement, even when alerts of one rule are stored out of order; the history that rebuilds
+// throttling; resolving an incident with its reason; acknowledging once; the open incident that
+// rebuilds the lifecycle; filters on extreme instants.
 import t from 'tap';
 import {
+  acknowledgeAlert,
   activeRulesForEvaluation,
+  getAlert,
+  inactiveRulesFiring,
   listAlerts,
   recordAlert,
+  resolveAlert,
 } from '../../src/db/alerts-repository.ts';
 import { createRule, getRule } from '../../src/db/rules-repository.ts';
-import type { FiredAlert } from '../../src/domain/rules/alert.ts';
+import type { AlertFilter, FiredAlert } from '../../src/domain/rules/alert.ts';
 import type { RuleRecord } from '../../src/domain/rules/rule.ts';
 import { createTestDatabase } from '../support/database.ts';
 
@@ -55,6 +60,17 @@ const fired = (rule: RuleRecord, triggeredAt: number): FiredAlert => ({
   currentValues: { errorRate: 50 },
   condition: 'errorRate > 20 [1 min]',
   message: 'm',
+  explanation: null,
+  explanationText: '',
+});
+
+const filter = (over: Partial<AlertFilter>): AlertFilter => ({
+  ruleId: null,
+  severity: null,
+  state: null,
+  since: null,
+  until: null,
+  ...over,
 });
 
 const lastTriggered = async (id: number): Promise<number | null> => {
@@ -95,7 +111,7 @@ void t.test('a deleted rule: its alert is still stored', async (t) => {
   await sql`DELETE FROM rules WHERE id = ${rule.id}`;
   const stored = await recordAlert(sql, fired(rule, NOW));
   t.equal(stored.ruleName, 'gone');
-  const page = await listAlerts(sql, { ruleId: rule.id, severity: null, since: null }, 0, 10);
+  const page = await listAlerts(sql, filter({ ruleId: rule.id }), 0, 10);
   t.equal(page.total, 1);
 });
 
@@ -130,12 +146,104 @@ void t.test('activeRulesForEvaluation: the last hour of alerts and the latest on
 });
 
 void t.test('listAlerts: since at the ends of the instants accepted', async (t) => {
-  const all = (since: number) =>
-    listAlerts(sql, { ruleId: null, severity: null, since }, 0, 100).then((p) => p.total);
-  const total = (await listAlerts(sql, { ruleId: null, severity: null, since: null }, 0, 1)).total;
+  const all = (since: number) => listAlerts(sql, filter({ since }), 0, 100).then((p) => p.total);
+  const total = (await listAlerts(sql, filter({}), 0, 1)).total;
   t.ok(total > 0);
   t.equal(await all(-62167219200000), total, '0000-01-01T00:00:00Z');
   t.equal(await all(253402300799999), 0, '9999-12-31T23:59:59.999Z');
   t.equal(await all(NOW), 2, 'since is inclusive, to the millisecond');
   t.equal(await all(NOW + 1), 0);
+  const until = (to: number) => listAlerts(sql, filter({ until: to }), 0, 100).then((p) => p.total);
+  t.equal(await until(NOW + 1), total, 'to is exclusive');
+  t.equal(await until(-62167219200000), 0);
+});
+
+void t.test('an incident: FIRING, then RESOLVED with the values at recovery', async (t) => {
+  const rule = await newRule('incident');
+  const open = await recordAlert(sql, fired(rule, NOW - MINUTE));
+  t.match(open, { state: 'FIRING', firedAt: open.triggeredAt, resolvedAt: null });
+  t.same(open.valuesAtFire, { errorRate: 50 });
+  const [active] = await activeRulesForEvaluation(sql, NOW, [rule.id]);
+  t.equal(active?.firingSince, NOW - MINUTE, 'the open incident rebuilds FIRING');
+  t.equal((await listAlerts(sql, filter({ ruleId: rule.id, state: 'FIRING' }), 0, 10)).total, 1);
+
+  const resolved = await resolveAlert(sql, {
+    ruleId: rule.id,
+    resolvedAt: NOW,
+    cause: 'condition-cleared',
+    valuesAtResolve: { errorRate: 2 },
+    resolveExplanation: null,
+  });
+  t.equal(resolved.length, 1);
+  t.match(resolved[0], {
+    id: open.id,
+    state: 'RESOLVED',
+    resolvedAt: new Date(NOW).toISOString(),
+    resolvedReason: 'condition cleared',
+    valuesAtResolve: { errorRate: 2 },
+    valuesAtFire: { errorRate: 50 },
+  });
+  t.equal((await activeRulesForEvaluation(sql, NOW, [rule.id]))[0]?.firingSince, null);
+  const again = await resolveAlert(sql, {
+    ruleId: rule.id,
+    resolvedAt: NOW,
+    cause: 'condition-cleared',
+    valuesAtResolve: null,
+    resolveExplanation: null,
+  });
+  t.same(again, [], 'nothing open: nothing resolved');
+});
+
+void t.test('a rule that left evaluation: the reason says why', async (t) => {
+  const reasons: Record<string, string> = {};
+  for (const [status, name] of [
+    ['PAUSED', 'p'],
+    ['ARCHIVED', 'a'],
+    ['DELETED', 'd'],
+  ] as const) {
+    const rule = await newRule(`left ${name}`);
+    await recordAlert(sql, fired(rule, NOW));
+    if (status === 'DELETED') await sql`DELETE FROM rules WHERE id = ${rule.id}`;
+    else await sql`UPDATE rules SET status = ${status} WHERE id = ${rule.id}`;
+    const [alert] = await resolveAlert(sql, {
+      ruleId: rule.id,
+      resolvedAt: NOW,
+      cause: 'rule-inactive',
+      valuesAtResolve: null,
+      resolveExplanation: null,
+    });
+    reasons[status] = alert?.resolvedReason ?? '';
+  }
+  t.same(reasons, { PAUSED: 'rule paused', ARCHIVED: 'rule archived', DELETED: 'rule deleted' });
+});
+
+void t.test('inactiveRulesFiring: open incidents of rules not ACTIVE', async (t) => {
+  const active = await newRule('orphans active');
+  const paused = await newRule('orphans paused');
+  const gone = await newRule('orphans gone');
+  for (const rule of [active, paused, gone]) await recordAlert(sql, fired(rule, NOW));
+  await sql`UPDATE rules SET status = 'PAUSED' WHERE id = ${paused.id}`;
+  await sql`DELETE FROM rules WHERE id = ${gone.id}`;
+  const ids = await inactiveRulesFiring(sql);
+  t.ok(ids.includes(paused.id) && ids.includes(gone.id), 'paused and deleted');
+  t.notOk(ids.includes(active.id), 'not the ACTIVE one');
+});
+
+void t.test('acknowledge: the first one stays; unknown id null', async (t) => {
+  const rule = await newRule('acked');
+  const alert = await recordAlert(sql, fired(rule, NOW));
+  const first = await acknowledgeAlert(sql, alert.id, { by: 'ann', comment: 'on it', at: NOW });
+  t.match(first, {
+    changed: true,
+    alert: {
+      acknowledgedBy: 'ann',
+      acknowledgeComment: 'on it',
+      acknowledgedAt: new Date(NOW).toISOString(),
+    },
+  });
+  const second = await acknowledgeAlert(sql, alert.id, { by: 'bob', comment: null, at: NOW + 1 });
+  t.match(second, { changed: false, alert: { acknowledgedBy: 'ann' } });
+  t.equal(await acknowledgeAlert(sql, 999_999_999, { by: 'x', comment: null, at: NOW }), null);
+  t.equal((await getAlert(sql, alert.id))?.acknowledgedBy, 'ann');
+  t.equal(await getAlert(sql, 999_999_999), null);
 });

@@ -7,13 +7,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import t from 'tap';
-import {
-  LEGACY_PASSWORD,
-  passwordFile,
-  scramVerifier,
-  writePassword,
-} from '../../src/db/embedded-password.ts';
+import { LEGACY_PASSWORD, passwordFile, scramVerifier } from '../../src/db/embedded-password.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded-postgres.ts';
+import { writeSecretFile } from '../../src/secret-file.ts';
 import { captureLog } from '../support/captured-log.ts';
 import { freePort } from '../support/free-port.ts';
 
@@ -146,7 +142,7 @@ void t.test('a cluster made with the old fixed password is moved to a random one
 void t.test('a migration cut short after ALTER ROLE finishes on the next start', async (t) => {
   // The crash came after the server took the pending password and before the file was renamed.
   const pending = 'a'.repeat(64);
-  await writePassword(`${file}.pending`, pending);
+  await writeSecretFile(`${file}.pending`, pending);
   await setPasswordTo(running as EmbeddedDatabase, pending);
   await stop();
   await unlink(file);
@@ -167,7 +163,7 @@ void t.test('a cluster without a file that refuses the old password: start-up fa
   t.match(failure?.message, /no password file and refuses/, 'start-up fails, saying why');
   t.match(failure?.message, file, 'naming the file to write');
   t.equal(await connectAs('a'.repeat(64)), 'ECONNREFUSED', 'the server it started is stopped');
-  await writePassword(file, 'a'.repeat(64));
+  await writeSecretFile(file, 'a'.repeat(64));
   await start();
   t.equal(await connectAs('a'.repeat(64)), 'ok', 'the password written back is used');
 });

@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import t from 'tap';
 import { waitForMetrics } from '../service/helpers.ts';
 import { docText } from '../support/doc-tables.ts';
+import { TEST_ADMIN_KEY } from '../support/keys.ts';
 import { startTestService } from '../support/service.ts';
 
 const run = promisify(execFile);
@@ -49,8 +50,11 @@ t.test("the README's walkthrough, run as written, ends with a fired alert", asyn
   const svc = await startTestService(t);
   const local = (text: string) =>
     text.replaceAll('localhost:8080', svc.base.slice('http://'.length));
+  // The walkthrough's `export VIGIL_KEY=$(cat .vigil/admin.key)`, with the test service's key.
+  const env = { ...process.env, VIGIL_KEY: TEST_ADMIN_KEY };
+  t.match(section, 'export VIGIL_KEY=$(cat .vigil/admin.key)', 'the walkthrough takes the key');
   const sh = async (text: string) =>
-    (await run('bash', ['-c', local(text)], { cwd: repoRoot })).stdout;
+    (await run('bash', ['-c', local(text)], { cwd: repoRoot, env })).stdout;
 
   t.match(await sh(block('/events/health')), '"status":"UP"', 'health is UP');
 
@@ -69,7 +73,7 @@ t.test("the README's walkthrough, run as written, ends with a fired alert", asyn
     t.match(metrics.summary, { [key]: Number(value) }, `${key} is as the README shows`);
   }
 
-  const stomp = spawn('bash', ['-c', local(block('/topic/metrics'))], { cwd: repoRoot });
+  const stomp = spawn('bash', ['-c', local(block('/topic/metrics'))], { cwd: repoRoot, env });
   t.teardown(() => stomp.kill());
   let frames = '';
   const waiting: { text: string; resolve: () => void }[] = [];

@@ -8,6 +8,7 @@ import { createConnectionLimit } from '../../src/http/connection-limit.ts';
 import type { Reply } from '../../src/http/reply.ts';
 import type { Route } from '../../src/http/route-types.ts';
 import { buildApp, listen } from '../../src/http/server.ts';
+import { originPolicy } from '../../src/http/origins.ts';
 import { createRequestGate } from '../../src/request-gate.ts';
 
 const route = (path: string, handle: Route['handle'], body: Route['body'] = 'none'): Route => ({
@@ -46,6 +47,8 @@ async function start(
   const connections = createConnectionLimit(maxConnections);
   const app = buildApp(routes, {
     maxBodyBytes: 1024 * 1024,
+    keys: null,
+    origins: originPolicy(''),
     log,
     gate: createRequestGate(),
     connections,

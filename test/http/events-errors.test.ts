@@ -4,6 +4,7 @@
 import { request as httpRequest } from 'node:http';
 import t from 'tap';
 import { expectError, postRaw, stored, type Assert } from '../support/events.ts';
+import { keyHeaders } from '../support/keys.ts';
 import { startTestService } from '../support/service.ts';
 
 const MAX_BODY_BYTES = 2048;
@@ -107,7 +108,11 @@ function postChunked(
       `${svc.base}${path}`,
       {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+        headers: {
+          'content-type': 'application/json',
+          'transfer-encoding': 'chunked',
+          ...keyHeaders(),
+        },
       },
       (res) => {
         let body = '';

@@ -31,5 +31,6 @@ void t.test('the status endpoint names the service and its package version', asy
     status: 'running',
     service: 'vigil',
     version: pkg.version,
+    authentication: 'on',
   });
 });

@@ -102,11 +102,11 @@ void t.test('create: every optional field is stored and returned as sent', async
     },
     severity: 'CRITICAL',
     priority: -7,
-    notificationChannels: ['slack', 'email', 'webhook'],
+    notificationChannels: ['slack', 'email', 'webhook:ops'],
     notificationConfig: {
-      slack: { webhookUrl: 'https://hooks.slack.example/T1/B2/x', channel: '#ops' },
+      slack: { channel: '#ops' },
       email: { to: ['a@example.com', 'b@example.com'], subject: 'Checkout' },
-      webhook: { url: 'https://hooks.example.com/vigil', headers: { 'X-Token': 't' } },
+      webhook: { timeoutMs: 3000 },
     },
     suppressionWindowMinutes: 0,
     maxAlertsPerHour: 1,
@@ -121,7 +121,7 @@ void t.test('create: every optional field is stored and returned as sent', async
     maxAlertsPerHour: 1,
     createdBy: 'alice',
   });
-  t.same(rule.notificationChannels, ['slack', 'email', 'webhook']);
+  t.same(rule.notificationChannels, ['slack', 'email', 'webhook:ops']);
   t.same(rule.notificationConfig, body.notificationConfig);
   const normalised = {
     logicalOperator: 'AND',
@@ -241,7 +241,10 @@ void t.test('create: 400 with errors naming each invalid field', async (t) => {
     [
       'notificationChannels unknown channel',
       { notificationChannels: ['email', 'sms'] },
-      { 'notificationChannels.1': 'must be one of email, slack, webhook' },
+      {
+        'notificationChannels.1':
+          "notificationChannels.1: 'sms' is not a channel type (email, slack, webhook) for its default contact point, or <type>:<contact point name> (e.g. slack:oncall).",
+      },
     ],
     [
       'notificationChannels twice',
@@ -253,7 +256,7 @@ void t.test('create: 400 with errors naming each invalid field', async (t) => {
       { notificationChannels: 'email' },
       {
         notificationChannels:
-          'notificationChannels must be an array of distinct channels from email, slack, webhook',
+          'notificationChannels must be an array of at most 20 distinct entries, each a channel type (email, slack, webhook) for its default contact point, or <type>:<contact point name> (e.g. slack:oncall)',
       },
     ],
     [
@@ -267,11 +270,14 @@ void t.test('create: 400 with errors naming each invalid field', async (t) => {
       { notificationConfig: 'notificationConfig must be an object or null' },
     ],
     [
-      'a channel without its configuration',
-      { notificationChannels: ['slack'] },
+      'a secret in notificationConfig (it belongs to a contact point)',
+      {
+        notificationChannels: ['slack'],
+        notificationConfig: { slack: { webhookUrl: 'https://h.example/x' } },
+      },
       {
         'notificationConfig.slack.webhookUrl':
-          'notificationConfig.slack.webhookUrl is required when notificationChannels includes slack',
+          'notificationConfig.slack.webhookUrl cannot be set in a rule: it belongs to a contact point (secrets never go in a rule). Create one with POST /api/v1/contact-points { "type": "slack", "settings": { "webhookUrl": … } } and name it in notificationChannels as slack (the default) or slack:<name>',
       },
     ],
     [
@@ -344,7 +350,7 @@ void t.test('create: 400 with errors naming each invalid field', async (t) => {
     [
       'NUL deep in notificationConfig',
       {
-        notificationConfig: { slack: { webhookUrl: 'https://h.example/x', channel: '#o\u0000ps' } },
+        notificationConfig: { slack: { channel: '#o\u0000ps' } },
       },
       { 'notificationConfig.slack.channel': 'must not contain the NUL character (U+0000)' },
     ],
@@ -686,7 +692,10 @@ void t.test(
       description: 'same',
       priority: 3,
       notificationChannels: ['slack'],
-      notificationConfig: { slack: { webhookUrl: 'https://h.example/a', channel: '#a' } },
+      notificationConfig: {
+        slack: { channel: '#a' },
+        email: { subject: 's', to: 'x@example.com' },
+      },
       suppressionWindowMinutes: 10,
       maxAlertsPerHour: 4,
       createdBy: 'carol',
@@ -709,7 +718,12 @@ void t.test(
         },
       },
       { ruleType: 'THRESHOLD' },
-      { notificationConfig: { slack: { channel: '#a', webhookUrl: 'https://h.example/a' } } },
+      {
+        notificationConfig: {
+          email: { to: 'x@example.com', subject: 's' },
+          slack: { channel: '#a' },
+        },
+      },
       { notificationChannels: ['slack'], suppressionWindowMinutes: 10 },
     ];
     for (const update of same) {
@@ -796,14 +810,11 @@ void t.test('PUT: description, channels and throttling keep the DRL and hash', a
   let rule = await api.create(ruleBody(uniqueName('keep drl')));
   const changes: Record<string, unknown>[] = [
     { description: 'now described' },
-    { notificationConfig: { slack: { webhookUrl: 'https://h.example/x' } } },
+    { notificationConfig: { slack: { channel: '#x' } } },
     { notificationChannels: ['slack'] },
     {
-      notificationChannels: ['email', 'slack'],
-      notificationConfig: {
-        slack: { webhookUrl: 'https://h.example/x' },
-        email: { to: 'e@x.org' },
-      },
+      notificationChannels: ['email', 'slack:oncall'],
+      notificationConfig: { slack: { channel: '#y' }, email: { to: 'e@x.org' } },
     },
     { suppressionWindowMinutes: 5 },
     { maxAlertsPerHour: 99 },
@@ -816,7 +827,7 @@ void t.test('PUT: description, channels and throttling keep the DRL and hash', a
     t.equal(updated.drlHash, rule.drlHash, 'same hash');
     rule = updated;
   }
-  t.same(rule.notificationChannels, ['email', 'slack']);
+  t.same(rule.notificationChannels, ['email', 'slack:oncall']);
   t.equal(rule.maxAlertsPerHour, 99);
 });
 

@@ -2,10 +2,17 @@
 // success and WARNING shapes, a simulation against metrics of known events (would and would not
 // trigger), and /test/{id}, which leaves the stored rule exactly as it was.
 import t from 'tap';
+import { contactPointsApi } from '../support/contact-points.ts';
 import { expectError } from '../support/events.ts';
 import { ruleBody, rulesApi, storedRow, type TestResult } from '../support/rules.ts';
 import { storeLegacyRule } from '../support/legacy-rules.ts';
 import { startTestService } from '../support/service.ts';
+
+type Simulation = NonNullable<TestResult['simulationResult']>;
+const withoutTree = ({ explanation: _, ...rest }: Simulation) => rest;
+/** A simulation without its explanation tree (checked on its own below). */
+const brief = (simulation: Simulation | null) =>
+  simulation === null ? null : withoutTree(simulation);
 
 const svc = await startTestService(t);
 
@@ -133,13 +140,19 @@ void t.test('a bad request body (not a bad config) is 400', async (t) => {
 });
 
 void t.test('a valid rule with no events: SUCCESS, simulated, would not trigger', async (t) => {
+  await contactPointsApi(svc).create({
+    name: 'ops-mail',
+    type: 'email',
+    isDefault: true,
+    settings: { to: 'ops@example.com' },
+  });
   const result = await api.test(
     testBody(leaf('errorRate', 'GREATER_THAN', 50), {
       notificationChannels: ['email'],
     }),
   );
   assertPassed(t, result, 'SUCCESS', 'errorRate > 50');
-  t.same(result.simulationResult, {
+  t.same(brief(result.simulationResult), {
     wouldTrigger: false,
     matchedConditions: [],
     currentValues: { errorRate: 0 },
@@ -149,6 +162,31 @@ void t.test('a valid rule with no events: SUCCESS, simulated, would not trigger'
   t.match(result.generatedDrl ?? '', /@ruleId\(null\)/, 'an unsaved rule has no id');
   t.match(result.message, /would not trigger/);
 });
+
+void t.test(
+  'a channel without a contact point: a warning naming it, still a success',
+  async (t) => {
+    const result = await api.test(
+      testBody(leaf('errorRate', 'GREATER_THAN', 50), {
+        notificationChannels: ['slack', 'webhook:oncall'],
+        notificationConfig: { slack: { channel: '#alerts' } },
+      }),
+    );
+    t.equal(result.success, true);
+    t.equal(result.compilationStatus, 'WARNING');
+    t.match(result.message, /would not trigger/);
+    t.match(result.message, /Warning: no contact point for slack: its deliveries will fail/);
+    t.match(result.message, /Warning: no contact point for webhook named oncall:/);
+    const stored = await api.create(
+      ruleBody('no contact point yet', { notificationChannels: ['slack'] }),
+    );
+    t.match(await api.testStored(stored.id), {
+      success: true,
+      compilationStatus: 'WARNING',
+      message: /no contact point for slack/,
+    });
+  },
+);
 
 void t.test('recommendations: no suppression window, no channel', async (t) => {
   const result = await api.test(
@@ -223,7 +261,7 @@ void t.test('simulation against the metrics of known events', async (t) => {
 
   const triggers = await api.test(testBody(leaf('errorRate', 'GREATER_THAN', 50)));
   assertPassed(t, triggers, 'SUCCESS', 'errorRate > 50');
-  t.same(triggers.simulationResult, {
+  t.same(brief(triggers.simulationResult), {
     wouldTrigger: true,
     matchedConditions: ['errorRate 75 > 50'],
     currentValues: { errorRate: 75 },
@@ -232,7 +270,7 @@ void t.test('simulation against the metrics of known events', async (t) => {
 
   const quiet = await api.test(testBody(leaf('errorRate', 'GREATER_THAN', 80)));
   assertPassed(t, quiet, 'SUCCESS', 'errorRate > 80');
-  t.same(quiet.simulationResult, {
+  t.same(brief(quiet.simulationResult), {
     wouldTrigger: false,
     matchedConditions: [],
     currentValues: { errorRate: 75 },
@@ -240,7 +278,7 @@ void t.test('simulation against the metrics of known events', async (t) => {
 
   const paid = await api.test(testBody(leaf('eventsByType[checkout.paid]', 'EQUALS', 1)));
   assertPassed(t, paid, 'SUCCESS', 'a key now seen');
-  t.same(paid.simulationResult, {
+  t.same(brief(paid.simulationResult), {
     wouldTrigger: true,
     matchedConditions: ['eventsByType[checkout.paid] 1 == 1'],
     currentValues: { 'eventsByType[checkout.paid]': 1 },
@@ -263,7 +301,7 @@ void t.test('simulation against the metrics of known events', async (t) => {
     }),
   );
   assertPassed(t, tree, 'SUCCESS', 'a tree');
-  t.same(tree.simulationResult, {
+  t.same(brief(tree.simulationResult), {
     wouldTrigger: true,
     matchedConditions: [
       'errorRate 75 > 50',
@@ -282,10 +320,30 @@ void t.test('simulation against the metrics of known events', async (t) => {
     },
   });
 
+  t.match(
+    tree.simulationResult?.explanation,
+    {
+      logicalOperator: 'AND',
+      result: true,
+      conditions: [
+        { metric: 'errorRate', key: null, windowMinutes: 15, value: 75, result: true },
+        { metric: 'eventsBySeverity[ERROR]', key: 'ERROR', operator: 'GREATER_THAN_OR_EQUAL' },
+        { metric: 'eventsBySource[shop]', key: 'shop', threshold: 3, value: 3, result: true },
+        { logicalOperator: 'NOT', result: true, conditions: [{ value: 4, result: false }] },
+        {
+          logicalOperator: 'OR',
+          result: true,
+          conditions: [{ metric: 'uniqueUsers', result: false }, { metric: 'totalErrors' }],
+        },
+      ],
+    },
+    'the condition tree as evaluated, as an alert stores it',
+  );
+
   const notTree = await api.test(
     testBody({ logicalOperator: 'NOT', conditions: [leaf('totalErrors', 'GREATER_THAN', 2)] }),
   );
-  t.same(notTree.simulationResult, {
+  t.same(brief(notTree.simulationResult), {
     wouldTrigger: false,
     matchedConditions: [],
     currentValues: { totalErrors: 3 },
@@ -325,7 +383,7 @@ void t.test('/test/{id}: the stored rule is tested and left byte for byte unchan
   const result = await api.testStored(rule.id);
   assertPassed(t, result, 'SUCCESS', 'stored rule');
   t.equal(result.generatedDrl, stored.generatedDrl, 'the DRL it was stored with');
-  t.same(result.simulationResult, {
+  t.same(brief(result.simulationResult), {
     wouldTrigger: true,
     matchedConditions: ['errorRate 75 > 50'],
     currentValues: { errorRate: 75 },

@@ -7,7 +7,7 @@ import type { Logger } from '../../src/log.ts';
 import { DROPPED_REASON, deliverAlert } from '../../src/notify/deliver.ts';
 import { DROP_WARN_INTERVAL_MS, createDeliveryLimiter } from '../../src/notify/delivery-limiter.ts';
 import { captureLog } from '../support/captured-log.ts';
-import { alert, notifyOptions, startHttpReceiver } from './receivers.ts';
+import { alert, contactPoints, notifyOptions, startHttpReceiver } from './receivers.ts';
 
 /** A logger whose warnings (and worse) the test reads, parsed. */
 function capturedLog(): { log: Logger; lines: Record<string, unknown>[] } {
@@ -44,12 +44,11 @@ t.test('N in flight, the queue capped, the overflow dropped and recorded', async
   const captured = capturedLog();
   const { log } = captured;
   const limiter = createDeliveryLimiter({ concurrency, queueMax }, { log, now: () => clock });
-  const rule = {
-    notificationChannels: ['webhook'],
-    notificationConfig: { webhook: { url: receiver.url } },
-  } as const;
+  const rule = { notificationChannels: ['webhook'], notificationConfig: null } as const;
+  const points = contactPoints({ type: 'webhook', settings: { url: receiver.url } });
   const options = notifyOptions({ timeoutMs: 60_000, attempts: 1 });
-  const deliver = (): Promise<DeliveryResult[]> => deliverAlert(alert, rule, options, limiter);
+  const deliver = (): Promise<DeliveryResult[]> =>
+    deliverAlert(alert, rule, options, limiter, points);
 
   const deliveries = Array.from({ length: concurrency + 10 }, deliver);
   // Deliveries take their place in call order: the last four find the queue full.

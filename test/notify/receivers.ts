@@ -7,6 +7,11 @@ import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerAddress } from 'smtp-server';
 import { pino } from 'pino';
 import type { AlertPayload } from '../../src/domain/rules/alert.ts';
+import type { ContactPoint } from '../../src/domain/contact-points/contact-point.ts';
+import type { NotificationChannel } from '../../src/domain/rules/rule-types.ts';
+import { contactPointIndex } from '../../src/notify/contact-point-directory.ts';
+import type { ContactPointLookup } from '../../src/notify/deliver.ts';
+import { explainedLeaf } from '../support/explanations.ts';
 import { createDeliveryLimiter, type DeliveryLimiter } from '../../src/notify/delivery-limiter.ts';
 import type { NotifyOptions } from '../../src/notify/notify-options.ts';
 
@@ -20,7 +25,20 @@ export const alert: AlertPayload = {
   ruleName: 'High error rate',
   ruleVersion: 3,
   severity: 'CRITICAL',
+  state: 'FIRING',
+  firedAt: '2026-11-22T19:30:00.123Z',
   triggeredAt: '2026-11-22T19:30:00.123Z',
+  resolvedAt: null,
+  resolvedReason: null,
+  valuesAtFire: { errorRate: 12.5, totalEvents: 80 },
+  valuesAtResolve: null,
+  acknowledgedAt: null,
+  acknowledgedBy: null,
+  acknowledgeComment: null,
+  explanation: explainedLeaf(),
+  resolveExplanation: null,
+  // Empty here: the channels' texts then read as before; explanation-text.test.ts sets it.
+  explanationText: '',
   matchedConditions: ['errorRate 12.5 > 5'],
   currentValues: { errorRate: 12.5, totalEvents: 80 },
   message: 'High error rate: errorRate 12.5 > 5',
@@ -44,6 +62,29 @@ export const notifyOptions = (over: Partial<NotifyOptions> = {}): NotifyOptions 
 /** The service's default bound (32 in flight, 1000 queued); silent when it drops. */
 export const testLimiter = (): DeliveryLimiter =>
   createDeliveryLimiter({ concurrency: 32, queueMax: 1000 }, { log: pino({ level: 'silent' }) });
+
+/**
+ * Contact points as the front thread's directory holds them; one without a name is its type's
+ * default (named `default-<type>`).
+ */
+export const contactPoints = (
+  ...points: readonly {
+    readonly type: NotificationChannel;
+    readonly name?: string;
+    readonly settings: Readonly<Record<string, unknown>>;
+  }[]
+): ContactPointLookup =>
+  contactPointIndex(
+    points.map((p, i): ContactPoint => ({
+      id: i + 1,
+      name: p.name ?? `default-${p.type}`,
+      type: p.type,
+      isDefault: p.name === undefined,
+      settings: p.settings,
+      createdAt: '2026-11-25T00:00:00.000Z',
+      updatedAt: '2026-11-25T00:00:00.000Z',
+    })),
+  );
 
 export interface ReceivedRequest {
   readonly method: string;

@@ -11,6 +11,7 @@ import {
 } from '../support/reliability/ingest-load.ts';
 import { freePort } from '../support/free-port.ts';
 import { spawnVigil, stopServer } from '../support/service-process.ts';
+import { keyHeaders } from '../support/keys.ts';
 
 const REQUESTS = 80;
 const PER_REQUEST = 1000;
@@ -43,7 +44,7 @@ void t.test('80 batches of 1,000 events at once against a 10,000-event queue', a
       const t0 = performance.now();
       const res = await fetch(`${proc.url}/api/v1/events/batch`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...keyHeaders() },
         body: JSON.stringify(events),
       });
       return {
@@ -88,7 +89,7 @@ void t.test('80 batches of 1,000 events at once against a 10,000-event queue', a
 
   const again = await fetch(`${proc.url}/api/v1/events`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...keyHeaders() },
     body: JSON.stringify(eventBody(tag, 1_000_000)),
   });
   t.equal(again.status, 202, 'accepting again once the queue drained');

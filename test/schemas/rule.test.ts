@@ -27,11 +27,11 @@ void t.test('create: defaults applied, ruleConfig normalised', (t) => {
     body({
       description: 'd',
       priority: -5,
-      notificationChannels: ['email', 'slack', 'webhook'],
+      notificationChannels: ['email', 'slack:oncall', 'webhook'],
       notificationConfig: {
         email: { to: 'ops@example.com' },
-        slack: { webhookUrl: 'https://hooks.slack.com/services/T/B/x', channel: '#ops' },
-        webhook: { url: 'https://hooks.example.com/vigil' },
+        slack: { channel: '#ops' },
+        webhook: { timeoutMs: 1000 },
       },
       suppressionWindowMinutes: 0,
       maxAlertsPerHour: 1,
@@ -129,14 +129,17 @@ void t.test('create: each field rule, errors keyed by field', (t) => {
     [
       'channel item',
       { notificationChannels: ['email', 'sms'] },
-      { 'notificationChannels.1': 'must be one of email, slack, webhook' },
+      {
+        'notificationChannels.1':
+          "notificationChannels.1: 'sms' is not a channel type (email, slack, webhook) for its default contact point, or <type>:<contact point name> (e.g. slack:oncall).",
+      },
     ],
     [
       'channels not an array',
       { notificationChannels: 'email' },
       {
         notificationChannels:
-          'notificationChannels must be an array of distinct channels from email, slack, webhook',
+          'notificationChannels must be an array of at most 20 distinct entries, each a channel type (email, slack, webhook) for its default contact point, or <type>:<contact point name> (e.g. slack:oncall)',
       },
     ],
     [

@@ -1,7 +1,9 @@
-// Alerts end to end over real sockets (DESIGN 6): a rule fires on events posted through the API,
-// the alert reaches /topic/alerts (a real @stomp/stompjs client), GET /api/v1/alerts (every filter,
-// paging) and GET /api/v1/rules/{id}/alerts; the rule counts it; a disabled rule stops firing; a
-// deleted rule's alerts stay; bad requests are 400 / 404; evaluation-stats counts the rules.
+// Alerts end to end over real sockets (DESIGN 6, issue 18): a rule fires on events posted through
+// the API, the incident reaches /topic/alerts (a real @stomp/stompjs client), GET /api/v1/alerts
+// (every filter, paging), GET /api/v1/alerts/{id} and GET /api/v1/rules/{id}/alerts; the rule counts
+// it; the condition clears and the same alert resolves with the values at recovery; it is
+// acknowledged; a disabled rule resolves its incident and stops firing; a deleted rule's alerts
+// stay; bad requests are 400 / 404; evaluation-stats counts the rules.
 import t from 'tap';
 import { Type } from '@sinclair/typebox';
 import type { Client } from '@stomp/stompjs';
@@ -10,14 +12,17 @@ import { expectJson, rulesApi, type Rule } from '../support/rules.ts';
 import { startTestService } from '../support/service.ts';
 import { connectStomp } from '../stomp/helpers.ts';
 import {
+  AlertMessageSchema,
   AlertSchema,
   alertPage,
   alertsOf,
+  atFire,
   localTime,
   evaluationsPass,
   pumpErrors,
   waitUntil,
   type Alert,
+  type AlertMessage,
 } from './alerts-helpers.ts';
 import { check } from './helpers.ts';
 
@@ -30,6 +35,8 @@ const svc = await startTestService(t, {
 const rules = rulesApi(svc);
 
 /** Every MESSAGE on /topic/alerts since the test started, parsed and checked. */
+const messages: AlertMessage[] = [];
+/** The FIRING ones, as alerts. */
 const received: Alert[] = [];
 const { client } = await connectStomp(`ws://127.0.0.1:${svc.service.port}/ws`);
 t.teardown(() => client.deactivate());
@@ -45,7 +52,10 @@ async function subscribed(stomp: Client): Promise<void> {
       if (message.headers['content-type']?.startsWith('application/json') !== true) {
         throw new Error(`content-type ${message.headers['content-type']}`);
       }
-      received.push(check(AlertSchema, JSON.parse(message.body)));
+      const parsed = check(AlertMessageSchema, JSON.parse(message.body));
+      messages.push(parsed);
+      const { transition, ...alert } = parsed;
+      if (transition === 'FIRING') received.push(alert);
     },
     { receipt: 'alerts-subscribed' },
   );
@@ -95,14 +105,28 @@ void t.test('a rule fires: /topic/alerts, GET /alerts, GET /rules/{id}/alerts', 
     condition: 'errorRate > 20 [1 min]',
     message: "Rule 'High error rate' (CRITICAL) triggered: errorRate 100 > 20",
     deliveries: [],
+    state: 'FIRING',
+    firedAt: firstAlert.triggeredAt,
+    resolvedAt: null,
+    valuesAtFire: { errorRate: 100 },
+    valuesAtResolve: null,
+    acknowledgedAt: null,
+    explanationText: 'errorRate over 1 min = 100 > 20',
+    explanation: { metric: 'errorRate', windowMinutes: 1, value: 100, result: true },
   });
   t.same(Object.keys(firstAlert.currentValues), ['errorRate']);
 
   const all = await alertPage(svc);
-  t.same(all.content, [firstAlert], 'GET /api/v1/alerts: the same alert, as published');
+  t.same(all.content.map(atFire), [atFire(firstAlert)], 'GET /api/v1/alerts: as published');
   t.match(all, { totalElements: 1, totalPages: 1, number: 0, size: 20, first: true, last: true });
   const ofRule = await alertPage(svc, '', `/api/v1/rules/${first.id}/alerts`);
-  t.same(ofRule.content, [firstAlert], 'GET /api/v1/rules/{id}/alerts');
+  t.same(ofRule.content.map(atFire), [atFire(firstAlert)], 'GET /api/v1/rules/{id}/alerts');
+  const one = await expectJson(
+    AlertSchema,
+    await svc.request(`/api/v1/alerts/${firstAlert.id}`),
+    200,
+  );
+  t.same(atFire(one), atFire(firstAlert), 'GET /api/v1/alerts/{id}');
 
   const counted = await rules.get(first.id);
   t.equal(counted.triggerCount, 1, 'triggerCount counts it');
@@ -149,7 +173,7 @@ void t.test('filters and paging', async (t) => {
   );
   secondAlert = all.content[0] as Alert;
   t.equal(secondAlert.ruleId, second.id, 'newest first');
-  t.same(all.content, [secondAlert, firstAlert]);
+  t.same(all.content.map(atFire), [secondAlert, firstAlert].map(atFire));
   t.match(secondAlert, {
     ruleName: 'Any error',
     severity: 'LOW',
@@ -177,6 +201,16 @@ void t.test('filters and paging', async (t) => {
   t.same(await ids(`?ruleId=${second.id}&severity=LOW&since=${firstAlert.triggeredAt}`), [
     secondAlert.id,
   ]);
+  t.same(await ids(`?from=${firstAlert.triggeredAt}`), [secondAlert.id, firstAlert.id], 'from');
+  t.same(await ids(`?to=${secondAlert.triggeredAt}`), [firstAlert.id], 'to is exclusive');
+  t.same(await ids(`?from=${firstAlert.triggeredAt}&to=${later}`), [secondAlert.id, firstAlert.id]);
+  const byState = async (state: string) => (await alertPage(svc, `?state=${state}`)).content;
+  t.ok(
+    (await byState('FIRING')).every((a) => a.state === 'FIRING') &&
+      (await byState('RESOLVED')).every((a) => a.state === 'RESOLVED'),
+    'state',
+  );
+  t.equal((await byState('FIRING')).length + (await byState('RESOLVED')).length, 2);
   const path = `/api/v1/rules/${first.id}/alerts`;
   t.same(await ids('?severity=LOW', path), [], "a rule's alerts, filtered");
   t.same(await ids(`?ruleId=${second.id}`, path), [firstAlert.id], 'the path names the rule');
@@ -203,28 +237,52 @@ void t.test('filters and paging', async (t) => {
   t.match(beyond, { totalElements: 2, empty: true, numberOfElements: 0 });
 });
 
-void t.test('a disabled rule stops firing', async (t) => {
+void t.test('a disabled rule resolves its incident and stops firing', async (t) => {
+  // Over 5 minutes: a minute boundary does not clear it (a 1-minute window starts empty).
   const noisy = await rules.create(
-    errorRateRule('Noisy', { suppressionWindowMinutes: 0, maxAlertsPerHour: 3600 }),
-  );
-  const metronome = await rules.create(
-    errorRateRule('Metronome', { suppressionWindowMinutes: 0, maxAlertsPerHour: 3600 }),
+    errorRateRule('Noisy', {
+      suppressionWindowMinutes: 0,
+      maxAlertsPerHour: 3600,
+      ruleConfig: {
+        metric: 'errorRate',
+        operator: 'GREATER_THAN',
+        threshold: 20,
+        windowMinutes: 5,
+      },
+    }),
   );
   const pump = pumpErrors(svc);
   try {
-    await waitUntil(
+    const [incident] = await waitUntil(
       () => alertsOf(svc, noisy.id),
-      (a) => a.length >= 3,
-      'three alerts of a rule without suppression',
+      (a) => a.length === 1,
+      'the incident of a rule without suppression',
     );
+    // The condition holds throughout: one incident, FIRING, not one alert per evaluation.
+    await evaluationsPass(svc, 3);
+    t.equal((await alertsOf(svc, noisy.id)).length, 1, 'one incident while the condition holds');
     await rules.action(noisy.id, 'disable');
     const disabledAt = Date.now();
+    const [resolved] = await waitUntil(
+      () => alertsOf(svc, noisy.id),
+      (a) => a[0]?.state === 'RESOLVED',
+      'the incident resolved by the pause',
+    );
+    t.match(resolved, {
+      id: incident?.id,
+      resolvedReason: 'rule paused',
+      valuesAtResolve: null,
+      resolveExplanation: null,
+    });
+    await waitUntil(
+      () => messages,
+      (m) => m.some((x) => x.id === incident?.id && x.transition === 'RESOLVED'),
+      'RESOLVED on /topic/alerts',
+    );
     // The condition still holds (the pump keeps going) over several evaluations.
-    await evaluationsPass(svc, metronome.id, 3);
+    await evaluationsPass(svc, 3);
     const afterwards = await alertsOf(svc, noisy.id);
-    await evaluationsPass(svc, metronome.id, 3);
-    const stillLater = await alertsOf(svc, noisy.id);
-    t.same(stillLater, afterwards, 'no new alert');
+    t.equal(afterwards.length, 1, 'no new alert');
     t.same(
       afterwards.filter((a) => Date.parse(a.triggeredAt) > disabledAt),
       [],
@@ -232,30 +290,148 @@ void t.test('a disabled rule stops firing', async (t) => {
     );
     const rule = await rules.get(noisy.id);
     t.equal(rule.status, 'PAUSED');
-    t.equal(rule.triggerCount, afterwards.length, 'triggerCount = stored alerts');
+    t.equal(rule.triggerCount, 1, 'triggerCount = incidents');
     t.equal(rule.lastTriggeredAt, localTime((afterwards[0] as Alert).triggeredAt));
 
-    // Enabled again, it fires again: the condition did hold all along.
+    // Enabled again, it fires again, a new incident: the condition did hold all along.
     await rules.action(noisy.id, 'enable');
-    await waitUntil(
+    const again = await waitUntil(
       () => alertsOf(svc, noisy.id),
-      (a) => a.length > afterwards.length,
+      (a) => a.length === 2,
       'an alert after enable',
     );
-    await rules.action(noisy.id, 'disable');
+    t.equal(again[0]?.state, 'FIRING');
+    t.not(again[0]?.id, incident?.id);
+    await rules.action(noisy.id, 'archive');
+    await waitUntil(
+      () => alertsOf(svc, noisy.id),
+      (a) => a[0]?.resolvedReason === 'rule archived',
+      'the new incident resolved by the archive',
+    );
   } finally {
-    await rules.action(metronome.id, 'disable');
     await pump.stop();
   }
+});
+
+void t.test(
+  'the condition clears: the same alert resolves with the values at recovery',
+  async (t) => {
+    const rule = await rules.create(
+      errorRateRule('Clears', { suppressionWindowMinutes: 0, maxAlertsPerHour: 3600 }),
+    );
+    const pump = pumpErrors(svc);
+    let fired: Alert;
+    try {
+      [fired] = (await waitUntil(
+        () => alertsOf(svc, rule.id),
+        (a) => a.length === 1,
+        'the incident',
+      )) as [Alert];
+    } finally {
+      await pump.stop();
+    }
+    // A reset zeroes the metrics: errorRate 0, the condition is false at the next evaluation.
+    const reset = await svc.request('/api/v1/metrics/reset', { method: 'POST' });
+    t.equal(reset.status, 200);
+    const [resolved] = await waitUntil(
+      () => alertsOf(svc, rule.id),
+      (a) => a[0]?.state === 'RESOLVED',
+      'the incident resolved',
+    );
+    t.match(resolved, {
+      id: fired.id,
+      state: 'RESOLVED',
+      resolvedReason: 'condition cleared',
+      valuesAtFire: { errorRate: 100 },
+      valuesAtResolve: { errorRate: 0 },
+      resolveExplanation: { metric: 'errorRate', value: 0, result: false },
+      explanationText: 'errorRate over 1 min = 100 > 20',
+    });
+    t.ok(Date.parse(resolved?.resolvedAt ?? '') >= Date.parse(fired.firedAt));
+    const published = await waitUntil(
+      () => messages.filter((m) => m.id === fired.id),
+      (m) => m.length === 2,
+      'FIRING and RESOLVED on /topic/alerts',
+    );
+    t.same(
+      published.map((m) => [m.transition, m.state]),
+      [
+        ['FIRING', 'FIRING'],
+        ['RESOLVED', 'RESOLVED'],
+      ],
+    );
+    t.same(published[1]?.valuesAtResolve, { errorRate: 0 });
+    t.equal((await rules.get(rule.id)).triggerCount, 1, 'a resolution is no trigger');
+
+    // Acknowledged: stored once, published once.
+    const ack = async (body: unknown) =>
+      svc.request(`/api/v1/alerts/${fired.id}/acknowledge`, { json: body });
+    const acked = await expectJson(AlertSchema, await ack({ by: 'ann', comment: 'looking' }), 200);
+    t.match(acked, { id: fired.id, acknowledgedBy: 'ann', acknowledgeComment: 'looking' });
+    t.ok(acked.acknowledgedAt !== null);
+    const twice = await expectJson(AlertSchema, await ack({ by: 'bob' }), 200);
+    t.same(twice, acked, 'a second acknowledgement changes nothing: the first one stays');
+    await waitUntil(
+      () => messages.filter((m) => m.id === fired.id && m.transition === 'ACKNOWLEDGED'),
+      (m) => m.length === 1,
+      'ACKNOWLEDGED on /topic/alerts',
+    );
+    await evaluationsPass(svc, 2);
+    t.equal(
+      messages.filter((m) => m.id === fired.id && m.transition === 'ACKNOWLEDGED').length,
+      1,
+      'published once',
+    );
+    t.same(
+      (await alertPage(svc, `?state=RESOLVED&ruleId=${rule.id}`)).content.map((a) => a.id),
+      [fired.id],
+    );
+    await rules.action(rule.id, 'disable');
+  },
+);
+
+void t.test('acknowledge and GET one: 404 and 400 naming the field', async (t) => {
+  const ack = (id: string, body: unknown) =>
+    svc.request(`/api/v1/alerts/${id}/acknowledge`, { json: body });
+  await expectError(t, await svc.request('/api/v1/alerts/999999'), 404, 'NOT_FOUND');
+  await expectError(t, await svc.request('/api/v1/alerts/99999999999999999999'), 404, 'NOT_FOUND');
+  await expectError(t, await svc.request('/api/v1/alerts/abc'), 400, 'VALIDATION_FAILED', ['id']);
+  await expectError(t, await ack('999999', { by: 'ann' }), 404, 'NOT_FOUND');
+  await expectError(t, await ack('0', { by: 'ann' }), 400, 'VALIDATION_FAILED', ['id']);
+  const id = String(secondAlert.id);
+  const bad: [unknown, string[]][] = [
+    [{}, ['by']],
+    [{ by: '' }, ['by']],
+    [{ by: 'x'.repeat(256) }, ['by']],
+    [{ by: 7 }, ['by']],
+    [{ by: 'ann', comment: 'x'.repeat(2001) }, ['comment']],
+    [{ by: 'ann', comment: 5 }, ['comment']],
+    [{ by: 'a\u0000b' }, ['by']],
+    [{ by: 'ann', note: 'x' }, ['note']],
+  ];
+  for (const [body, fields] of bad) {
+    await expectError(t, await ack(id, body), 400, 'VALIDATION_FAILED', fields);
+  }
+  t.equal((await alertsOf(svc, second.id))[0]?.acknowledgedBy, null, 'nothing stored');
 });
 
 void t.test('a deleted rule keeps its alerts, with its name', async (t) => {
   const res = await rules.send('DELETE', `/${first.id}`);
   t.equal(res.status, 204);
   await expectError(t, await rules.send('GET', `/${first.id}`), 404, 'NOT_FOUND');
-  t.same(await alertsOf(svc, first.id), [firstAlert], 'still listed, with ruleName');
+  const kept = await waitUntil(
+    () => alertsOf(svc, first.id),
+    (a) => a[0]?.state === 'RESOLVED',
+    'its incident resolved',
+  );
+  t.same(kept.map(atFire), [atFire(firstAlert)], 'still listed, with ruleName');
+  t.match(kept[0]?.resolvedReason, /^(rule deleted|condition cleared)$/);
   const ofRule = await alertPage(svc, '', `/api/v1/rules/${first.id}/alerts`);
-  t.same(ofRule.content, [firstAlert], 'GET /rules/{id}/alerts of a deleted rule: its history');
+  t.same(
+    ofRule.content.map(atFire),
+    [atFire(firstAlert)],
+    'GET /rules/{id}/alerts of a deleted rule: its history',
+  );
   t.equal(ofRule.content[0]?.ruleName, 'High error rate');
   const filtered = await alertPage(svc, '?severity=LOW', `/api/v1/rules/${first.id}/alerts`);
   t.same(filtered.content, [], 'a filter that leaves none of a deleted rule: empty, not 404');
@@ -283,6 +459,11 @@ void t.test('unknown rules 404, bad paths and filters 400', async (t) => {
     ['page=-1', ['page']],
     ['size=0', ['size']],
     ['ruleId=x&severity=y&since=z', ['ruleId', 'severity', 'since']],
+    ['state=OPEN', ['state']],
+    ['state=firing', ['state']],
+    ['from=yesterday', ['from']],
+    ['to=2026-11-22T10:00:00', ['to']],
+    ['from=2026-11-22T10:00:00Z&since=2026-11-22T10:00:00Z', ['from']],
     ['page=x&severity=y', ['page', 'severity']],
   ];
   for (const [query, fields] of bad) {

@@ -1,9 +1,10 @@
 /**
- * Helpers for the alert tests against the running service: the stored alert as a strict schema,
- * listing alerts over HTTP, a steady stream of ERROR events that keeps a rule's condition true,
- * and polling.
+ * Helpers for the alert tests against the running service: the stored alert and the /topic/alerts
+ * message as strict schemas, listing alerts over HTTP, a steady stream of ERROR events that keeps a
+ * rule's condition true, waiting for evaluations, and polling.
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
 import { PageFields } from '../../src/schemas/paging.ts';
 import { expectJson } from '../support/rules.ts';
 import type { TestService } from '../support/service.ts';
@@ -13,7 +14,7 @@ const INSTANT = '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{
 
 export const DeliverySchema = Type.Object(
   {
-    channel: Type.Union([Type.Literal('email'), Type.Literal('slack'), Type.Literal('webhook')]),
+    channel: Type.String({ pattern: '^(email|slack|webhook)(:[A-Za-z0-9][A-Za-z0-9_.-]*)?$' }),
     ok: Type.Boolean(),
     attempts: Type.Integer({ minimum: 0 }),
     status: Type.Optional(Type.Integer()),
@@ -22,6 +23,9 @@ export const DeliverySchema = Type.Object(
   },
   { additionalProperties: false },
 );
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+const Values = Type.Record(Type.String(), Type.Number());
 
 /** A stored alert as GET /api/v1/alerts and /topic/alerts give it, field for field. */
 export const AlertSchema = Type.Object(
@@ -36,7 +40,19 @@ export const AlertSchema = Type.Object(
       Type.Literal('HIGH'),
       Type.Literal('CRITICAL'),
     ]),
+    state: Type.Union([Type.Literal('FIRING'), Type.Literal('RESOLVED')]),
+    firedAt: Type.String({ pattern: INSTANT }),
     triggeredAt: Type.String({ pattern: INSTANT }),
+    resolvedAt: Nullable(Type.String({ pattern: INSTANT })),
+    resolvedReason: Nullable(Type.String({ minLength: 1 })),
+    valuesAtFire: Values,
+    valuesAtResolve: Nullable(Values),
+    acknowledgedAt: Nullable(Type.String({ pattern: INSTANT })),
+    acknowledgedBy: Nullable(Type.String({ minLength: 1 })),
+    acknowledgeComment: Nullable(Type.String()),
+    explanation: Nullable(Type.Object({ result: Type.Boolean() })),
+    resolveExplanation: Nullable(Type.Object({ result: Type.Boolean() })),
+    explanationText: Type.String(),
     matchedConditions: Type.Array(Type.String(), { minItems: 1 }),
     currentValues: Type.Record(Type.String(), Type.Number()),
     condition: Type.String({ minLength: 1 }),
@@ -46,6 +62,41 @@ export const AlertSchema = Type.Object(
   { additionalProperties: false },
 );
 export type Alert = Static<typeof AlertSchema>;
+
+/** A MESSAGE on /topic/alerts: the alert and what just happened to it. */
+export const AlertMessageSchema = Type.Composite(
+  [
+    AlertSchema,
+    Type.Object({
+      transition: Type.Union([
+        Type.Literal('FIRING'),
+        Type.Literal('RESOLVED'),
+        Type.Literal('ACKNOWLEDGED'),
+      ]),
+    }),
+  ],
+  { additionalProperties: false },
+);
+export type AlertMessage = Static<typeof AlertMessageSchema>;
+
+/**
+ * What an alert said when it fired (the fields that a resolution, an acknowledgement or a delivery
+ * do not change): alerts read at different moments compare equal on these.
+ */
+export function atFire(alert: Alert): Partial<Alert> {
+  const changing = new Set([
+    'state',
+    'resolvedAt',
+    'resolvedReason',
+    'valuesAtResolve',
+    'resolveExplanation',
+    'acknowledgedAt',
+    'acknowledgedBy',
+    'acknowledgeComment',
+    'deliveries',
+  ]);
+  return Object.fromEntries(Object.entries(alert).filter(([key]) => !changing.has(key)));
+}
 
 export const AlertPageSchema = Type.Object(
   { content: Type.Array(AlertSchema), ...PageFields },
@@ -88,22 +139,28 @@ export async function waitUntil<T>(
   }
 }
 
+const TicksSchema = Type.Object({ ticks: Type.Integer({ minimum: 0 }) });
+
+async function ticks(svc: TestService): Promise<number> {
+  const res = await svc.request('/api/v1/rules/evaluation-stats?last=1');
+  const body: unknown = await res.json();
+  if (res.status !== 200 || !Value.Check(TicksSchema, body))
+    throw new Error(`evaluation-stats: ${res.status} ${JSON.stringify(body)}`);
+  return body.ticks;
+}
+
 /**
- * Waits until `metronomeId` has `n` more alerts than now. A metronome is a rule with neither
- * suppression nor cap on a condition kept true (pumpErrors): it fires at every evaluation, so its
- * alerts count evaluations. A check that another rule did not fire waits for these, evaluations
- * that would have fired it, rather than for some time to pass.
+ * Waits until the evaluator has run `n` more ticks than now (evaluation-stats counts them). A
+ * check that a rule did not fire (or resolve) waits for these, evaluations that would have done
+ * it, rather than for some time to pass. One tick more than asked: the first may have been under
+ * way already.
  */
-export async function evaluationsPass(
-  svc: TestService,
-  metronomeId: number,
-  n: number,
-): Promise<void> {
-  const start = (await alertsOf(svc, metronomeId)).length;
+export async function evaluationsPass(svc: TestService, n: number): Promise<void> {
+  const start = await ticks(svc);
   await waitUntil(
-    () => alertsOf(svc, metronomeId),
-    (alerts) => alerts.length >= start + n,
-    `${n} more evaluations (alerts of the metronome rule)`,
+    () => ticks(svc),
+    (now) => now >= start + n + 1,
+    `${n} more evaluations`,
   );
 }
 

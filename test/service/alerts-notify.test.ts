@@ -4,6 +4,7 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
+import { contactPointsApi } from '../support/contact-points.ts';
 import { rulesApi } from '../support/rules.ts';
 import { startTestService } from '../support/service.ts';
 import { AlertSchema, alertsOf, pumpErrors, waitUntil, type Alert } from './alerts-helpers.ts';
@@ -40,15 +41,18 @@ const svc = await startTestService(t, { RULE_EVALUATION_MS: '200' });
 const rules = rulesApi(svc);
 
 void t.test('a webhook receives the alert; its delivery is stored as ok', async (t) => {
+  await contactPointsApi(svc).create({
+    name: 'test-hook',
+    type: 'webhook',
+    isDefault: true,
+    settings: { url: `http://127.0.0.1:${hookPort}/hook`, headers: { 'x-vigil-test': 'yes' } },
+  });
   const rule = await rules.create({
     name: 'Errors to the webhook',
     ruleType: 'THRESHOLD',
     ruleConfig: { metric: 'errorRate', operator: 'GREATER_THAN', threshold: 20, windowMinutes: 1 },
     severity: 'MEDIUM',
     notificationChannels: ['webhook'],
-    notificationConfig: {
-      webhook: { url: `http://127.0.0.1:${hookPort}/hook`, headers: { 'x-vigil-test': 'yes' } },
-    },
   });
   const pump = pumpErrors(svc);
   try {
@@ -99,11 +103,13 @@ void t.test('a failing webhook is stored as a failed delivery', async (t) => {
   const alert = await firstDeliveredAlert(svc, {
     name: 'Errors to nowhere',
     severity: 'LOW',
-    notificationChannels: ['webhook'],
-    notificationConfig: { webhook: { url: `http://127.0.0.1:${deadPort}/hook` } },
+    notificationChannels: ['webhook:nowhere'],
+    contactPoints: [
+      { name: 'nowhere', type: 'webhook', settings: { url: `http://127.0.0.1:${deadPort}/hook` } },
+    ],
   });
   t.match(alert.deliveries, [
-    { channel: 'webhook', ok: false, attempts: 3, error: 'connection refused' },
+    { channel: 'webhook:nowhere', ok: false, attempts: 3, error: 'connection refused' },
   ]);
   t.notMatch(alert.deliveries[0]?.error ?? '', /127\.0\.0\.1/, 'the error does not hold the URL');
 });
@@ -113,11 +119,17 @@ void t.test("a 500 answer is stored as its status, none of the receiver's body",
   const alert = await firstDeliveredAlert(svc, {
     name: 'Errors to a failing receiver',
     severity: 'LOW',
-    notificationChannels: ['webhook'],
-    notificationConfig: { webhook: { url: `http://127.0.0.1:${receiver.port}/hook` } },
+    notificationChannels: ['webhook:failing'],
+    contactPoints: [
+      {
+        name: 'failing',
+        type: 'webhook',
+        settings: { url: `http://127.0.0.1:${receiver.port}/hook` },
+      },
+    ],
   });
   t.match(alert.deliveries, [
-    { channel: 'webhook', ok: false, attempts: 3, status: 500, error: 'HTTP 500' },
+    { channel: 'webhook:failing', ok: false, attempts: 3, status: 500, error: 'HTTP 500' },
   ]);
   t.equal(receiver.requests(), 3, 'each attempt reached the receiver (NOTIFY_ALLOW_PRIVATE=true)');
 });

@@ -14,11 +14,21 @@ void t.test('a rule aimed at 127.0.0.1 reaches nothing; the reason is stored', a
     name: 'Errors to the loopback',
     severity: 'HIGH',
     notificationChannels: ['webhook', 'slack'],
-    notificationConfig: {
-      webhook: { url: `http://127.0.0.1:${receiver.port}/hook` },
-      // Another spelling of 127.0.0.1: the URL parser's normal form is what is checked.
-      slack: { webhookUrl: `http://2130706433:${receiver.port}/services/T0/B0/x` },
-    },
+    contactPoints: [
+      {
+        name: 'loopback-hook',
+        type: 'webhook',
+        isDefault: true,
+        settings: { url: `http://127.0.0.1:${receiver.port}/hook` },
+      },
+      {
+        name: 'loopback-slack',
+        type: 'slack',
+        isDefault: true,
+        // Another spelling of 127.0.0.1: the URL parser's normal form is what is checked.
+        settings: { webhookUrl: `http://2130706433:${receiver.port}/services/T0/B0/x` },
+      },
+    ],
   });
   const refused = { ok: false, attempts: 0, error: 'address not allowed (private range)' };
   t.match(alert.deliveries, [

@@ -5,6 +5,7 @@ import { gunzipSync } from 'node:zlib';
 import t from 'tap';
 import { startTestService } from '../support/service.ts';
 import { parseSnapshot, postJson, waitForMetrics } from './helpers.ts';
+import { keyHeaders } from '../support/keys.ts';
 
 interface RawAnswer {
   readonly status: number;
@@ -18,7 +19,10 @@ function rawGet(acceptEncoding: string | null, method = 'GET'): Promise<RawAnswe
   return new Promise((resolve, reject) => {
     const req = httpRequest(`${svc.base}/api/v1/metrics`, {
       method,
-      headers: acceptEncoding === null ? {} : { 'accept-encoding': acceptEncoding },
+      headers: {
+        ...keyHeaders(),
+        ...(acceptEncoding === null ? {} : { 'accept-encoding': acceptEncoding }),
+      },
     });
     req.on('error', reject);
     req.on('response', (res) => {

@@ -1,10 +1,12 @@
 /**
  * Helpers for the notification tests against the running service: a receiver on 127.0.0.1 that
  * gives every request the same answer, and a rule that fires (errorRate > 20 while ERROR events
- * are pumped) until its first alert carries its delivery results.
+ * are pumped) until its first alert carries its delivery results, created after the contact
+ * points it names.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { contactPointsApi, type NewContactPoint } from '../support/contact-points.ts';
 import { rulesApi } from '../support/rules.ts';
 import type { TestService } from '../support/service.ts';
 import { alertsOf, pumpErrors, waitUntil, type Alert } from './alerts-helpers.ts';
@@ -40,14 +42,20 @@ export interface NotifyingRule {
   readonly name: string;
   readonly severity: 'LOW' | 'MEDIUM' | 'HIGH' | 'CRITICAL';
   readonly notificationChannels: readonly string[];
-  readonly notificationConfig: unknown;
+  readonly notificationConfig?: unknown;
+  /** Created first (the destinations and their secrets); the rule names them. */
+  readonly contactPoints?: readonly NewContactPoint[];
 }
 
 /**
  * Creates a THRESHOLD rule (errorRate > 20 over 1 minute) with these channels, keeps its
  * condition true until its first alert has its delivery results stored, and returns that alert.
  */
-export async function firstDeliveredAlert(svc: TestService, rule: NotifyingRule): Promise<Alert> {
+export async function firstDeliveredAlert(
+  svc: TestService,
+  { contactPoints = [], ...rule }: NotifyingRule,
+): Promise<Alert> {
+  for (const point of contactPoints) await contactPointsApi(svc).create(point);
   const created = await rulesApi(svc).create({
     ...rule,
     ruleType: 'THRESHOLD',

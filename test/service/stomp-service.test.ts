@@ -7,6 +7,7 @@ import { RawClient, connectStomp, until } from '../stomp/helpers.ts';
 import { REAL_TIMERS } from '../../src/timers.ts';
 import { startTestService } from '../support/service.ts';
 import { getMetrics, parseSnapshot, postJson, resetMetrics, type Snapshot } from './helpers.ts';
+import { TEST_ADMIN_KEY } from '../support/keys.ts';
 
 const BROADCAST_MS = 200;
 
@@ -191,7 +192,9 @@ void t.test('DISCONNECT with a receipt gets the RECEIPT, then the socket closes'
   // The same over a raw socket: RECEIPT, then the server closes the connection.
   const raw = new RawClient(url());
   await raw.opened;
-  raw.send('CONNECT\naccept-version:1.2\nhost:vigil\nheart-beat:0,0\n\n\0');
+  raw.send(
+    `CONNECT\naccept-version:1.2\nhost:vigil\nheart-beat:0,0\npasscode:${TEST_ADMIN_KEY}\n\n\0`,
+  );
   raw.send('SUBSCRIBE\nid:0\ndestination:/topic/metrics\n\n\0');
   raw.send('DISCONNECT\nreceipt:77\n\n\0');
   const { code } = await raw.closed;

@@ -7,6 +7,7 @@ import type { IFrame } from '@stomp/stompjs';
 import { attachStomp } from '../../src/stomp/endpoint.ts';
 import type { StompEndpoint, StompEndpointOptions } from '../../src/stomp/endpoint.ts';
 import { FrameDecoder } from '../../src/stomp/frame.ts';
+import { TEST_ADMIN_KEY } from '../support/keys.ts';
 
 export interface LogLine {
   level: 'info' | 'warn';
@@ -124,11 +125,18 @@ export class RawClient {
   }
 }
 
-/** Connects a raw client and completes the CONNECT exchange. */
-export async function connectRaw(url: string, protocols?: string[]): Promise<RawClient> {
+/**
+ * Connects a raw client and completes the CONNECT exchange, with the test admin key as passcode
+ * (as a dashboard holds its key; an endpoint without authentication ignores it).
+ */
+export async function connectRaw(
+  url: string,
+  protocols?: string[],
+  passcode: string = TEST_ADMIN_KEY,
+): Promise<RawClient> {
   const c = new RawClient(url, protocols);
   await c.opened;
-  c.send('CONNECT\naccept-version:1.2\nheart-beat:0,0\n\n\0');
+  c.send(`CONNECT\naccept-version:1.2\nheart-beat:0,0\npasscode:${passcode}\n\n\0`);
   await c.waitFrames(1);
   if (c.frames[0]?.command !== 'CONNECTED') throw new Error('no CONNECTED');
   return c;
@@ -144,6 +152,7 @@ export function connectStomp(
     reconnectDelay: 0,
     heartbeatIncoming: 0,
     heartbeatOutgoing: 0,
+    connectHeaders: { passcode: TEST_ADMIN_KEY },
     debug: () => {},
   });
   configure(client);

@@ -12,6 +12,7 @@ import {
   EventSchema,
 } from '../../src/schemas/event-responses.ts';
 import type { TestDatabase } from './database.ts';
+import { keyHeaders } from './keys.ts';
 
 /** Instants as the API writes them: UTC, milliseconds, `Z` (DESIGN 2). */
 const INSTANT = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z$/;
@@ -102,7 +103,7 @@ export const postRaw = (
 ): Promise<Response> =>
   fetch(target.base + path, {
     method: 'POST',
-    headers: contentType === null ? {} : { 'content-type': contentType },
+    headers: { ...keyHeaders(), ...(contentType === null ? {} : { 'content-type': contentType }) },
     body: typeof body === 'string' && contentType === null ? Buffer.from(body) : body,
   });
 

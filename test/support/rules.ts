@@ -73,6 +73,7 @@ const SimulationSchema = Type.Object(
     wouldTrigger: Type.Boolean(),
     matchedConditions: Type.Array(Type.String()),
     currentValues: Type.Record(Type.String(), Type.Unknown()),
+    explanation: Nullable(Type.Unknown()),
   },
   { additionalProperties: false },
 );

@@ -8,7 +8,8 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
-import { passwordFile, readPassword } from '../../src/db/embedded-password.ts';
+import { passwordFile } from '../../src/db/embedded-password.ts';
+import { readSecretFile } from '../../src/secret-file.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded-postgres.ts';
 import { createLogger } from '../../src/log.ts';
 import { freePort } from './free-port.ts';
@@ -79,7 +80,7 @@ export async function embeddedDataDir(options: SchemaOptions = {}): Promise<RunD
   const schema = options.schema ?? (options.prefix === undefined ? 'public' : schemaName(options));
   // The service writes the password file at its first start, before the first check connects.
   const password = async (): Promise<string> =>
-    (await readPassword(passwordFile(root))) ?? 'the service has not started';
+    (await readSecretFile(passwordFile(root))) ?? 'the service has not started';
   const sql = client(`postgres://postgres@127.0.0.1:${port}/postgres`, schema, password);
   const pgDataDir = path.join(root, 'pg');
   return {

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './free-port.ts';
+import { TEST_AUTH_ENV } from './keys.ts';
 import { rssOf } from './processes.ts';
 
 /** This checkout: the directory the service runs from unless a caller names another copy. */
@@ -269,6 +270,8 @@ export async function spawnVigil(options: VigilOptions): Promise<ServerProcess> 
           NOTIFY_ALLOWED_HOSTS: '127.0.0.1',
           NOTIFY_ALLOW_PRIVATE: 'true',
         };
+  // Tests and benches hold the test admin key, as a client holds its key.
+  Object.assign(base, TEST_AUTH_ENV);
   const env: Record<string, string | undefined> = { ...base, ...options.env, HOST: '127.0.0.1' };
   // A service on an embedded database of its own must not find an outside one.
   if (options.env.DATABASE_URL === undefined) delete env.DATABASE_URL;

@@ -3,15 +3,19 @@
  * test file's own schema, and stops it at teardown.
  */
 import { loadConfig } from '../../src/config.ts';
-import { createLogger } from '../../src/log.ts';
+import { createLogger, type Logger } from '../../src/log.ts';
 import { startService, type RunningService, type ServiceHooks } from '../../src/service.ts';
 import { createTestDatabase, withMigrationGate, type TestDatabase } from './database.ts';
+import { TEST_AUTH_ENV, withAdminKey } from './keys.ts';
 
 export interface TestService {
   readonly service: RunningService;
   readonly db: TestDatabase;
   readonly base: string;
-  /** fetch against the service, with a JSON body when `json` is given. */
+  /**
+   * fetch against the service with the admin key (unless `headers` name another key, or give
+   * `authorization: ''` for none), with a JSON body when `json` is given.
+   */
   request(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
 }
 
@@ -29,6 +33,8 @@ export interface TestServiceOptions {
   readonly database?: TestDatabase;
   /** Timers the test fires itself instead of the service's real ones. */
   readonly hooks?: ServiceHooks;
+  /** Where the service logs (a captured log, to check what it says); default: LOG_LEVEL to stdout. */
+  readonly log?: Logger;
 }
 
 /** `env` overrides configuration variables (DATABASE_URL and DATABASE_SCHEMA excepted). */
@@ -46,25 +52,36 @@ export async function startTestService(
     DB_CONNECTIONS_PER_WORKER: '2',
     // Test receivers listen on 127.0.0.1; the address check has its own tests, which turn it on.
     NOTIFY_ALLOW_PRIVATE: 'true',
+    ...TEST_AUTH_ENV,
     ...env,
     DATABASE_URL: db.url,
     DATABASE_SCHEMA: db.schema,
   });
   // The service migrates at start-up too.
   const service = await withMigrationGate(db.url, () =>
-    startService(config, createLogger(config.LOG_LEVEL, 'test-service'), options.hooks),
+    startService(
+      config,
+      options.log ?? createLogger(config.LOG_LEVEL, 'test-service'),
+      options.hooks,
+    ),
   );
   t.teardown(() => service.stop());
   const base = `http://127.0.0.1:${service.port}`;
   const request = (path: string, init: RequestInit & { json?: unknown } = {}) => {
     const { json, ...rest } = init;
-    if (json === undefined) return fetch(base + path, rest);
-    return fetch(base + path, {
-      method: 'POST',
-      ...rest,
-      headers: { 'content-type': 'application/json', ...(rest.headers as Record<string, string>) },
-      body: JSON.stringify(json),
-    });
+    if (json === undefined) return fetch(base + path, withAdminKey(rest));
+    return fetch(
+      base + path,
+      withAdminKey({
+        method: 'POST',
+        ...rest,
+        headers: {
+          'content-type': 'application/json',
+          ...(rest.headers as Record<string, string>),
+        },
+        body: JSON.stringify(json),
+      }),
+    );
   };
   return { service, db, base, request };
 }

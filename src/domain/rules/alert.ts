@@ -3,11 +3,50 @@
  * /topic/alerts and the webhook return it; the payload the notification channels read; the alert
  * the evaluator fires; and the outcome of delivering it. Plain data only (they cross threads).
  */
-import type { NotificationChannel, RuleSeverity } from './rule-types.ts';
+import type { LogicalOperator, OperatorName, RuleSeverity } from './rule-types.ts';
+
+/** One comparison of a rule's condition as evaluated at a transition. */
+export interface ExplainedCondition {
+  /** As written in ruleConfig, e.g. `eventsByType[checkout]`. */
+  readonly metric: string;
+  /** The key of an indexed metric (`checkout`), null for the others. */
+  readonly key: string | null;
+  /** `percentChange` for RATE_CHANGE (the value is the percent change between two windows). */
+  readonly measure: 'value' | 'percentChange';
+  readonly windowMinutes: number;
+  readonly operator: OperatorName;
+  readonly threshold: number;
+  /** The leaf's recoveryThreshold, null when it has none. */
+  readonly recoveryThreshold: number | null;
+  /** What the value was compared with: the threshold, or recoveryThreshold while FIRING. */
+  readonly comparedWith: number;
+  /** Null when there was nothing to compare (RATE_CHANGE without a baseline). */
+  readonly value: number | null;
+  readonly result: boolean;
+}
+
+/** An AND / OR / NOT of the condition as evaluated at a transition. */
+export interface ExplainedNode {
+  readonly logicalOperator: LogicalOperator;
+  readonly result: boolean;
+  readonly conditions: readonly Explanation[];
+}
+
+/** A rule's condition tree as evaluated at a transition (FIRING or RESOLVED). */
+export type Explanation = ExplainedCondition | ExplainedNode;
+
+/** The state of an incident: open from FIRING until RESOLVED. */
+export const ALERT_STATES = ['FIRING', 'RESOLVED'] as const;
+export type AlertState = (typeof ALERT_STATES)[number];
+
+/** What /topic/alerts says happened to an alert. */
+export const ALERT_TRANSITIONS = ['FIRING', 'RESOLVED', 'ACKNOWLEDGED'] as const;
+export type AlertTransitionName = (typeof ALERT_TRANSITIONS)[number];
 
 /** The outcome of one notification channel for one alert. */
 export interface DeliveryResult {
-  readonly channel: NotificationChannel;
+  /** The rule's notificationChannels entry: `slack`, `slack:oncall` (never a URL). */
+  readonly channel: string;
   readonly ok: boolean;
   /** Attempts made; 0 when nothing was sent (invalid config, host not allowed, no SMTP_URL). */
   readonly attempts: number;
@@ -19,7 +58,10 @@ export interface DeliveryResult {
   readonly at: string;
 }
 
-/** A stored alert, as the API returns it. */
+/**
+ * A stored alert, as the API returns it: one incident, from FIRING until RESOLVED. Instants are
+ * ISO 8601 UTC with zone, e.g. `2026-11-22T19:30:00.123Z`.
+ */
 export interface AlertRecord {
   /** The stored alert's id. */
   readonly id: number;
@@ -27,8 +69,26 @@ export interface AlertRecord {
   readonly ruleName: string;
   readonly ruleVersion: number;
   readonly severity: RuleSeverity;
-  /** ISO 8601 UTC with zone, e.g. `2026-11-22T19:30:00.123Z`. */
+  readonly state: AlertState;
+  /** When it fired; `triggeredAt` is the same instant (the field of before the lifecycle). */
+  readonly firedAt: string;
   readonly triggeredAt: string;
+  readonly resolvedAt: string | null;
+  /** Why it resolved: `condition cleared`, `rule paused`, `rule archived`, `rule deleted`, ... */
+  readonly resolvedReason: string | null;
+  /** The values at the FIRING transition; `currentValues` holds the same (as before). */
+  readonly valuesAtFire: Readonly<Record<string, number>>;
+  /** The values when the condition recovered (not the last firing ones); null while FIRING. */
+  readonly valuesAtResolve: Readonly<Record<string, number>> | null;
+  readonly acknowledgedAt: string | null;
+  readonly acknowledgedBy: string | null;
+  readonly acknowledgeComment: string | null;
+  /** The condition tree as evaluated when it fired (null for alerts stored before the lifecycle). */
+  readonly explanation: Explanation | null;
+  /** The condition tree as evaluated when it resolved; null while FIRING or when a rule change resolved it. */
+  readonly resolveExplanation: Explanation | null;
+  /** The leaves that made it fire, in words: `errorRate over 5 min = 0.083 > 0.05`. */
+  readonly explanationText: string;
   /** What made the rule true, e.g. `errorRate 12.5 > 5` (the rule test's matchedConditions). */
   readonly matchedConditions: readonly string[];
   /** Each metric of the condition, spelled as in ruleConfig, to its value over the rule's window. */
@@ -43,15 +103,60 @@ export interface AlertRecord {
 /** What notification channels read of an alert (the webhook body, the Slack and e-mail texts). */
 export type AlertPayload = Omit<AlertRecord, 'condition' | 'deliveries'>;
 
+/** An alert on /topic/alerts: the alert as stored, and what just happened to it. */
+export type AlertMessage = AlertRecord & { readonly transition: AlertTransitionName };
+
 /** An alert the evaluator decided to fire, not yet stored; `triggeredAt` is epoch ms. */
-export interface FiredAlert extends Omit<AlertRecord, 'id' | 'triggeredAt' | 'deliveries'> {
+export interface FiredAlert extends Pick<
+  AlertRecord,
+  | 'ruleId'
+  | 'ruleName'
+  | 'ruleVersion'
+  | 'severity'
+  | 'matchedConditions'
+  | 'currentValues'
+  | 'condition'
+  | 'message'
+  | 'explanationText'
+> {
   readonly triggeredAt: number;
+  readonly explanation: Explanation | null;
 }
+
+/**
+ * Why the evaluator resolved a rule's open incident: its condition cleared, or the rule left
+ * evaluation (paused, archived, deleted: the storage worker states which from the rule's status).
+ */
+export type ResolveCause = 'condition-cleared' | 'rule-inactive';
+
+/** The evaluator resolved the open incident of `ruleId`; `resolvedAt` is epoch ms. */
+export interface AlertResolution {
+  readonly ruleId: number;
+  readonly resolvedAt: number;
+  readonly cause: ResolveCause;
+  readonly valuesAtResolve: Readonly<Record<string, number>> | null;
+  readonly resolveExplanation: Explanation | null;
+}
+
+/** What the metrics actor decided about one rule's incident (it posts these to the front). */
+export type AlertTransition =
+  | { readonly kind: 'fired'; readonly alert: FiredAlert }
+  | { readonly kind: 'resolved'; readonly resolution: AlertResolution };
 
 /** The filters of GET /api/v1/alerts. */
 export interface AlertFilter {
   readonly ruleId: number | null;
   readonly severity: RuleSeverity | null;
-  /** Epoch ms: alerts triggered at or after it. */
+  readonly state: AlertState | null;
+  /** Epoch ms: alerts fired at or after it. */
   readonly since: number | null;
+  /** Epoch ms: alerts fired before it. */
+  readonly until: number | null;
+}
+
+/** Who acknowledged an alert (POST /api/v1/alerts/{id}/acknowledge); `at` is epoch ms. */
+export interface Acknowledgement {
+  readonly by: string;
+  readonly comment: string | null;
+  readonly at: number;
 }

@@ -24,6 +24,16 @@ export interface ParsedDrl {
   readonly severity: RuleSeverity;
   /** The condition tree (leaves only carry windows); null for the never-firing stub. */
   readonly condition: Condition | null;
+  /** The lifecycle attributes; absent when the DRL has none. */
+  readonly lifecycle?: ParsedLifecycle;
+}
+
+export interface ParsedLifecycle {
+  /** `@pendingSeconds` and `@keepFiringSeconds`, 0 when absent. */
+  readonly pendingSeconds: number;
+  readonly keepFiringSeconds: number;
+  /** Per leaf in document order: its `@recoveryThreshold`, or undefined. */
+  readonly recoveryThresholds: readonly (number | undefined)[];
 }
 
 export type DrlParseResult =
@@ -211,6 +221,7 @@ class Parser {
     if (ruleType === undefined)
       throw new DrlSyntaxError(`line ${typeToken.line}: unknown rule type`);
     this.take('punct', ')');
+    const lifecycle = this.lifecycleAttributes();
     this.take('ident', 'salience');
     const salience = this.integer(false);
     this.take('ident', 'no-loop');
@@ -245,7 +256,50 @@ class Parser {
     if (alertId !== id) throw new DrlSyntaxError('the alert id differs from @ruleId');
     if (alertName.text !== name)
       throw new DrlSyntaxError('the alert name differs from the rule name');
-    return { id, name, ruleType, salience, severity, condition };
+    const recoveryThresholds: (number | undefined)[] = [];
+    const count = condition === null ? 0 : countLeaves(condition);
+    for (let i = 0; i < count; i++) recoveryThresholds.push(lifecycle.recovery.get(i));
+    if ([...lifecycle.recovery.keys()].some((i) => i >= count))
+      throw new DrlSyntaxError('a @recoveryThreshold names a condition the rule does not have');
+    const rule = { id, name, ruleType, salience, severity, condition };
+    if (!lifecycle.present) return rule;
+    const { pendingSeconds, keepFiringSeconds } = lifecycle;
+    return { ...rule, lifecycle: { pendingSeconds, keepFiringSeconds, recoveryThresholds } };
+  }
+
+  /** `@pendingSeconds(n)`, `@keepFiringSeconds(n)`, `@recoveryThreshold(leaf, x)`, in that order. */
+  private lifecycleAttributes(): {
+    present: boolean;
+    pendingSeconds: number;
+    keepFiringSeconds: number;
+    recovery: Map<number, number>;
+  } {
+    const out = {
+      present: this.is('punct', '@'),
+      pendingSeconds: 0,
+      keepFiringSeconds: 0,
+      recovery: new Map<number, number>(),
+    };
+    for (const key of ['pendingSeconds', 'keepFiringSeconds'] as const) {
+      if (!this.is('punct', '@') || this.tokens[this.at + 1]?.text !== key) continue;
+      this.take('punct', '@');
+      this.take('ident', key);
+      this.take('punct', '(');
+      out[key] = this.integer(false);
+      this.take('punct', ')');
+    }
+    while (this.is('punct', '@')) {
+      this.take('punct', '@');
+      this.take('ident', 'recoveryThreshold');
+      this.take('punct', '(');
+      const leaf = this.integer(false);
+      this.take('punct', ',');
+      const number = this.take('number');
+      if (number.text.endsWith('L')) this.fail('a double literal');
+      this.take('punct', ')');
+      out.recovery.set(leaf, Number(number.text));
+    }
+    return out;
   }
 
   /** What the `when` part holds for each type: a tree, one rate leaf, or the never-firing stub. */
@@ -308,6 +362,9 @@ class Parser {
     return { metric, operator, threshold: Number(number.text), windowMinutes };
   }
 }
+
+const countLeaves = (condition: Condition): number =>
+  'logicalOperator' in condition ? condition.conditions.reduce((n, c) => n + countLeaves(c), 0) : 1;
 
 /** Parses DRL text of the emitted subset; any deviation is an error naming the line. */
 export function parseDrl(text: string): DrlParseResult {

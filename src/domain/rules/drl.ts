@@ -17,6 +17,8 @@ import {
   OPERATORS,
   conditionTree,
   isConditionNode,
+  leaves,
+  lifecycleOf,
   sameCondition,
   type Condition,
   type ConditionLeaf,
@@ -79,6 +81,25 @@ function whenLines(ruleType: RuleType, config: RuleConfig): string[] {
   }
 }
 
+/**
+ * The lifecycle keys as rule attributes (absent when unset, so rules without them keep their DRL
+ * and hash): `@pendingSeconds(60)`, `@keepFiringSeconds(30)`, and `@recoveryThreshold(i, 0.03)`
+ * for the i-th leaf in document order.
+ */
+export function lifecycleLines(ruleType: RuleType, config: RuleConfig): string[] {
+  if (ruleType !== 'THRESHOLD' && ruleType !== 'RATE_CHANGE') return [];
+  const out: string[] = [];
+  const keys = config as Condition;
+  if (keys.pendingSeconds !== undefined) out.push(`@pendingSeconds(${keys.pendingSeconds})`);
+  if (keys.keepFiringSeconds !== undefined)
+    out.push(`@keepFiringSeconds(${keys.keepFiringSeconds})`);
+  leaves(keys).forEach((leaf, i) => {
+    if (leaf.recoveryThreshold !== undefined)
+      out.push(`@recoveryThreshold(${i}, ${javaDouble(leaf.recoveryThreshold)})`);
+  });
+  return out.map((line) => INDENT + line);
+}
+
 /** The DRL text of a rule: same rule, same text, byte for byte. */
 export function generateDrl(rule: DrlRule): string {
   const name = javaString(rule.name);
@@ -91,6 +112,7 @@ export function generateDrl(rule: DrlRule): string {
     `rule ${name}`,
     `${INDENT}@ruleId(${rule.id ?? 'null'})`,
     `${INDENT}@ruleType(${javaString(rule.ruleType)})`,
+    ...lifecycleLines(rule.ruleType, rule.config),
     `${INDENT}salience ${rule.priority}`,
     `${INDENT}no-loop true`,
     `${INDENT}when`,
@@ -125,6 +147,16 @@ function mismatch(rule: DrlRule, drl: string): string | null {
       if (back.condition === null || !sameCondition(back.condition, expected)) {
         return 'the condition tree did not survive';
       }
+      const { pendingSeconds, keepFiringSeconds } = lifecycleOf(rule.config);
+      const lifecycle = back.lifecycle;
+      if (
+        (lifecycle?.pendingSeconds ?? 0) !== pendingSeconds ||
+        (lifecycle?.keepFiringSeconds ?? 0) !== keepFiringSeconds
+      )
+        return 'the lifecycle attributes did not survive';
+      const recovery = leaves(rule.config as Condition).map((l) => l.recoveryThreshold);
+      if (recovery.some((r, i) => !Object.is(r, lifecycle?.recoveryThresholds[i])))
+        return 'the recovery thresholds did not survive';
       return null;
     }
     case 'ANOMALY':

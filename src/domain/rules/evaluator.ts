@@ -11,7 +11,9 @@ import {
   type SlotValues,
   type WindowedMetrics,
 } from '../metrics/windows/window-reads.ts';
+import type { Explanation } from './alert.ts';
 import { ConditionProgram } from './condition-program.ts';
+import { compare, explainLeaf, explainNode } from './explanation.ts';
 import {
   OPERATORS,
   isConditionNode,
@@ -30,14 +32,19 @@ export interface EvaluationResult {
   readonly currentValues: Record<string, number>;
   /** Why a rule could not be judged (RATE_CHANGE without a baseline, a type not evaluated). */
   readonly note?: string;
+  /** The condition tree as evaluated; null for a rule type that is not evaluated. */
+  readonly explanation: Explanation | null;
 }
 
 interface PreparedLeaf {
   readonly kind: 'leaf';
   readonly metric: string;
   readonly ref: MetricRef;
+  /** The key of an indexed metric, for explanations. */
+  readonly key: string | null;
   readonly operator: OperatorName;
   readonly threshold: number;
+  readonly recoveryThreshold: number | undefined;
   readonly windowMinutes: number;
   /** Where its value over its window is read (WindowReads). */
   readonly slot: number;
@@ -75,26 +82,14 @@ export type PreparedRule = (
   /** Its yes / no: where it starts in its set's program. */
   readonly program: ConditionProgram;
   readonly start: number;
+  /**
+   * Its yes / no while FIRING: the same condition with each leaf's recoveryThreshold in place of
+   * its threshold (hysteresis); `start` itself when no leaf has one.
+   */
+  readonly recoveryStart: number;
 };
 
 const TOTAL_EVENTS: MetricRef = { kind: 'scalar', name: 'totalEvents' };
-
-function compare(value: number, operator: OperatorName, threshold: number): boolean {
-  switch (operator) {
-    case 'GREATER_THAN':
-      return value > threshold;
-    case 'GREATER_THAN_OR_EQUAL':
-      return value >= threshold;
-    case 'LESS_THAN':
-      return value < threshold;
-    case 'LESS_THAN_OR_EQUAL':
-      return value <= threshold;
-    case 'EQUALS':
-      return value === threshold;
-    case 'NOT_EQUALS':
-      return value !== threshold;
-  }
-}
 
 function prepareLeaf(
   leaf: ConditionLeaf,
@@ -107,8 +102,10 @@ function prepareLeaf(
     kind: 'leaf',
     metric: leaf.metric,
     ref,
+    key: ref.kind === 'indexed' ? ref.key : null,
     operator: leaf.operator,
     threshold: leaf.threshold,
+    recoveryThreshold: leaf.recoveryThreshold,
     windowMinutes: leaf.windowMinutes,
     slot: reads.slot(ref, leaf.windowMinutes, false),
     index: leaves.length,
@@ -133,6 +130,17 @@ function prepareCondition(
   return { kind: condition.logicalOperator, children };
 }
 
+/** Emits a prepared condition again, each leaf with its recoveryThreshold (if any) as threshold. */
+function emitRecovery(node: PreparedCondition, program: ConditionProgram): void {
+  if (node.kind === 'leaf') {
+    program.leaf(node.operator, node.slot, node.recoveryThreshold ?? node.threshold);
+    return;
+  }
+  const at = program.open(node.kind);
+  for (const child of node.children) emitRecovery(child, program);
+  program.close(at);
+}
+
 /**
  * Prepares a validated config (the output of validateRuleConfig for `ruleType`) into `set`; throws
  * on an unknown metric, which only an unvalidated config can hold.
@@ -148,23 +156,42 @@ export function prepareRule(
     case 'THRESHOLD': {
       const leaves: PreparedLeaf[] = [];
       const root = prepareCondition(config as Condition, leaves, set);
-      return { kind: 'threshold', root, leaves, program, start };
+      let recoveryStart = start;
+      if (leaves.some((l) => l.recoveryThreshold !== undefined)) {
+        recoveryStart = program.size;
+        emitRecovery(root, program);
+      }
+      return { kind: 'threshold', root, leaves, program, start, recoveryStart };
     }
     case 'RATE_CHANGE': {
       const leaf = prepareLeaf(config as ConditionLeaf, [], set.reads);
       const previousSlot = set.reads.slot(leaf.ref, leaf.windowMinutes, true);
       const baselineSlot = set.reads.slot(TOTAL_EVENTS, leaf.windowMinutes, true);
-      program.rateChange(leaf.operator, leaf.threshold, {
+      const slots = {
         current: leaf.slot,
         previous: previousSlot,
         baseline: baselineSlot,
-      });
-      return { kind: 'rate-change', leaf, previousSlot, baselineSlot, program, start };
+      };
+      program.rateChange(leaf.operator, leaf.threshold, slots);
+      let recoveryStart = start;
+      if (leaf.recoveryThreshold !== undefined) {
+        recoveryStart = program.size;
+        program.rateChange(leaf.operator, leaf.recoveryThreshold, slots);
+      }
+      return {
+        kind: 'rate-change',
+        leaf,
+        previousSlot,
+        baselineSlot,
+        program,
+        start,
+        recoveryStart,
+      };
     }
     case 'ANOMALY':
     case 'PATTERN':
       program.never();
-      return { kind: 'not-evaluated', ruleType, program, start };
+      return { kind: 'not-evaluated', ruleType, program, start, recoveryStart: start };
   }
 }
 
@@ -205,6 +232,10 @@ function percentChange(
 /** The boolean path (the compiled program): short-circuits and allocates nothing. */
 export const holds = (rule: PreparedRule, values: SlotValues): boolean =>
   rule.program.holds(rule.start, values);
+
+/** The boolean path while the rule is FIRING: does it still hold, recovery thresholds applied? */
+export const holdsWhileFiring = (rule: PreparedRule, values: SlotValues): boolean =>
+  rule.program.holds(rule.recoveryStart, values);
 
 const leafText = (leaf: PreparedLeaf, value: number, label = leaf.metric): string =>
   `${label} ${value} ${OPERATORS[leaf.operator]} ${leaf.threshold}`;
@@ -279,15 +310,41 @@ function valuesRecord(
   return out;
 }
 
-/** The detailed path: every value read once, the matched conditions, and a note when relevant. */
-export function explainRule(rule: PreparedRule, slots: SlotValues): EvaluationResult {
+function explainTree(
+  node: PreparedCondition,
+  values: readonly number[],
+  recovering: boolean,
+): Explanation {
+  if (node.kind === 'leaf') return explainLeaf(node, values[node.index] ?? Number.NaN, recovering);
+  return explainNode(
+    node.kind,
+    node.children.map((c) => explainTree(c, values, recovering)),
+  );
+}
+
+/**
+ * The detailed path: every value read once, the matched conditions, the explanation tree, and a
+ * note when relevant. `recovering` (the rule is FIRING): compare with the recovery thresholds;
+ * `wouldTrigger` then says whether it still holds.
+ */
+export function explainRule(
+  rule: PreparedRule,
+  slots: SlotValues,
+  recovering = false,
+): EvaluationResult {
   switch (rule.kind) {
     case 'threshold': {
       const values = rule.leaves.map((l) => slots.get(l.slot));
-      const wouldTrigger = truth(rule.root, values);
+      const explanation = explainTree(rule.root, values, recovering);
+      const wouldTrigger = explanation.result;
       const matchedConditions: string[] = [];
-      if (wouldTrigger) explain(rule.root, values, matchedConditions);
-      return { wouldTrigger, matchedConditions, currentValues: valuesRecord(rule.leaves, values) };
+      if (wouldTrigger && truth(rule.root, values)) explain(rule.root, values, matchedConditions);
+      return {
+        wouldTrigger,
+        matchedConditions,
+        currentValues: valuesRecord(rule.leaves, values),
+        explanation,
+      };
     }
     case 'rate-change': {
       const { leaf } = rule;
@@ -297,14 +354,15 @@ export function explainRule(rule: PreparedRule, slots: SlotValues): EvaluationRe
         [`previous(${leaf.metric})`]: previous,
       };
       if (change !== null) currentValues[`percentChange(${leaf.metric})`] = change;
-      const wouldTrigger = change !== null && compare(change, leaf.operator, leaf.threshold);
+      const explanation = explainLeaf(leaf, change, recovering, 'percentChange');
+      const wouldTrigger = explanation.result;
       const matchedConditions =
-        wouldTrigger && change !== null
+        change !== null && compare(change, leaf.operator, leaf.threshold)
           ? [leafText(leaf, change, `percentChange(${leaf.metric})`)]
           : [];
       return note === undefined
-        ? { wouldTrigger, matchedConditions, currentValues }
-        : { wouldTrigger, matchedConditions, currentValues, note };
+        ? { wouldTrigger, matchedConditions, currentValues, explanation }
+        : { wouldTrigger, matchedConditions, currentValues, note, explanation };
     }
     case 'not-evaluated':
       return {
@@ -312,6 +370,7 @@ export function explainRule(rule: PreparedRule, slots: SlotValues): EvaluationRe
         matchedConditions: [],
         currentValues: {},
         note: `${rule.ruleType} rules are not evaluated yet`,
+        explanation: null,
       };
   }
 }

@@ -1,12 +1,15 @@
 /**
- * @module notificationConfig (DESIGN 6): the keys each channel needs, checked against a rule's
- * notificationChannels on create and update, and again (same code) before a delivery. Pure.
- * Only the URL's syntax and scheme are checked here; the host allow-list is applied at delivery.
+ * @module Notification settings (DESIGN 6, issue 17): what a contact point of each channel type
+ * holds (destination, secrets, defaults), checked on create and update and again (same code)
+ * before a delivery; and what a rule's notificationConfig may add per type (non-secret settings
+ * only), merged over its contact point's at delivery. Pure. Only a URL's syntax and scheme are
+ * checked here; the address policy is applied at delivery (src/notify/resolve-target.ts).
  */
+import { templateProblem } from '../contact-points/template.ts';
 import { NOTIFICATION_CHANNELS, type NotificationChannel } from './rule-types.ts';
 
 /** `webhook`: the alert JSON is POSTed to `url`. */
-export interface WebhookConfig {
+export interface WebhookConfig extends MessageTemplate {
   readonly url: string;
   readonly headers?: Readonly<Record<string, string>>;
   /** Per-attempt timeout; overrides NOTIFY_TIMEOUT_MS for this rule. */
@@ -14,15 +17,20 @@ export interface WebhookConfig {
 }
 
 /** `slack`: a Slack incoming-webhook URL; `channel` overrides the webhook's default channel. */
-export interface SlackConfig {
+export interface SlackConfig extends MessageTemplate {
   readonly webhookUrl: string;
   readonly channel?: string;
 }
 
 /** `email`: one address or several; `subject` replaces `[Vigil <SEVERITY>] <rule name>`. */
-export interface EmailConfig {
+export interface EmailConfig extends MessageTemplate {
   readonly to: string | readonly string[];
   readonly subject?: string;
+}
+
+/** Every channel: replaces the alert's `message` in what is sent (contact-points/template.ts). */
+export interface MessageTemplate {
+  readonly template?: string;
 }
 
 export interface ChannelConfigs {
@@ -69,16 +77,39 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 /** Header values travel as bytes: a character above U+00FF cannot be sent. */
 const NOT_LATIN1 = /[^\t\u0020-\u00ff]/;
 
-const ALLOWED_KEYS: { readonly [C in NotificationChannel]: readonly string[] } = {
-  webhook: ['url', 'headers', 'timeoutMs'],
-  slack: ['webhookUrl', 'channel'],
-  email: ['to', 'subject'],
+/** What a contact point of each type holds: the destination, its secrets, its defaults. */
+const SETTINGS_KEYS: { readonly [C in NotificationChannel]: readonly string[] } = {
+  webhook: ['url', 'headers', 'timeoutMs', 'template'],
+  slack: ['webhookUrl', 'channel', 'template'],
+  email: ['to', 'subject', 'template'],
 };
 const REQUIRED_KEY: { readonly [C in NotificationChannel]: string } = {
   webhook: 'url',
   slack: 'webhookUrl',
   email: 'to',
 };
+/** Secrets: write-only in a contact point (reads show them redacted), never in a rule. */
+export const SECRET_KEYS: { readonly [C in NotificationChannel]: readonly string[] } = {
+  webhook: ['url', 'headers'],
+  slack: ['webhookUrl'],
+  email: [],
+};
+/**
+ * What a rule's notificationConfig may set per type: non-secret settings merged over its contact
+ * point's (mergeChannelSettings). Email `to` there adds recipients to the contact point's.
+ */
+const RULE_KEYS: { readonly [C in NotificationChannel]: readonly string[] } = {
+  webhook: ['timeoutMs', 'template'],
+  slack: ['channel', 'template'],
+  email: ['to', 'subject', 'template'],
+};
+
+/** Which keys a section may hold, which one it must, and which are refused with their own text. */
+interface SectionSpec {
+  readonly allowed: readonly string[];
+  readonly required?: string;
+  readonly refused?: (at: string, key: string) => string | undefined;
+}
 
 const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -86,8 +117,8 @@ const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
 const isChannel = (key: string): key is NotificationChannel =>
   (NOTIFICATION_CHANNELS as readonly string[]).includes(key);
 
-const shape = (channel: NotificationChannel): string =>
-  `{ ${ALLOWED_KEYS[channel].map((k) => (k === REQUIRED_KEY[channel] ? k : `${k}?`)).join(', ')} }`;
+const shape = (spec: SectionSpec): string =>
+  `{ ${spec.allowed.map((k) => (k === spec.required ? k : `${k}?`)).join(', ')} }`;
 
 /** An absolute http(s) URL without credentials (fetch refuses those), else the problem. */
 function urlProblem(path: string, value: unknown): string | undefined {
@@ -170,6 +201,7 @@ function valueProblems(
     const message = problem(`${path}.${key}`, value);
     if (message !== undefined) errors[`${path}.${key}`] = message;
   };
+  check('template', templateProblem);
   switch (channel) {
     case 'webhook':
       check('url', urlProblem);
@@ -200,49 +232,72 @@ function valueProblems(
   }
 }
 
-/**
- * Checks one channel's section. `listed`: the rule's notificationChannels include the channel (the
- * missing-key message then says so). Error keys are field paths under `path`.
- */
+/** Checks one channel's section against `spec`. Error keys are field paths under `at`. */
 function sectionErrors(
   channel: NotificationChannel,
   section: unknown,
-  path: string,
-  listed: boolean,
+  at: string,
+  spec: SectionSpec,
 ): Record<string, string> {
   const errors: Record<string, string> = {};
-  const at = `${path}.${channel}`;
-  const required = `${at}.${REQUIRED_KEY[channel]}`;
-  const missing = listed
-    ? `${required} is required when notificationChannels includes ${channel}`
-    : `${required} is required`;
+  const required = spec.required === undefined ? undefined : `${at}.${spec.required}`;
   if (section === undefined || section === null) {
-    errors[required] = missing;
+    if (required !== undefined) errors[required] = `${required} is required`;
     return errors;
   }
   if (!isObject(section)) {
-    errors[at] = `${at} must be an object ${shape(channel)}`;
+    errors[at] = `${at} must be an object ${shape(spec)}`;
     return errors;
   }
-  const allowed = ALLOWED_KEYS[channel];
   for (const key of Object.keys(section)) {
-    if (!allowed.includes(key)) {
-      errors[`${at}.${key}`] = `Unknown key '${key}' in ${at} (allowed: ${allowed.join(', ')})`;
-    }
+    if (spec.allowed.includes(key)) continue;
+    errors[`${at}.${key}`] =
+      spec.refused?.(at, key) ??
+      `Unknown key '${key}' in ${at} (allowed: ${spec.allowed.join(', ')})`;
   }
-  if (section[REQUIRED_KEY[channel]] === undefined) errors[required] = missing;
+  if (
+    required !== undefined &&
+    spec.required !== undefined &&
+    section[spec.required] === undefined
+  ) {
+    errors[required] = `${required} is required`;
+  }
   valueProblems(channel, at, section, errors);
   return errors;
 }
 
+const settingsSpec = (type: NotificationChannel): SectionSpec => ({
+  allowed: SETTINGS_KEYS[type],
+  required: REQUIRED_KEY[type],
+});
+
+/** The problems of a contact point's settings for its type, keyed by field path (empty: valid). */
+export function contactPointSettingsErrors(
+  type: NotificationChannel,
+  settings: unknown,
+  path = 'settings',
+): Record<string, string> {
+  return sectionErrors(type, settings, path, settingsSpec(type));
+}
+
+const ruleSpec = (channel: NotificationChannel): SectionSpec => ({
+  allowed: RULE_KEYS[channel],
+  refused: (at, key) =>
+    SECRET_KEYS[channel].includes(key) || SETTINGS_KEYS[channel].includes(key)
+      ? `${at}.${key} cannot be set in a rule: it belongs to a contact point (secrets never go in ` +
+        `a rule). Create one with POST /api/v1/contact-points { "type": "${channel}", "settings": ` +
+        `{ "${key}": … } } and name it in notificationChannels as ${channel} (the default) or ` +
+        `${channel}:<name>`
+      : undefined,
+});
+
 /**
- * The problems of a notificationConfig for the given channels, keyed by field path (empty: valid).
- * Every listed channel needs its section; a section present for a channel that is not listed is
- * checked too (it takes effect once the channel is added); any other top-level key is refused.
- * `config` null or absent means no sections.
+ * The problems of a rule's notificationConfig, keyed by field path (empty: valid). It holds, per
+ * channel type, only non-secret settings (RULE_KEYS), all optional: the destination and its
+ * secrets are a contact point's; a secret key is refused with a message that says so. A section
+ * may be present whether or not the rule lists that channel. `config` null or absent: none.
  */
 export function notificationConfigErrors(
-  channels: readonly NotificationChannel[],
   config: unknown,
   path = 'notificationConfig',
 ): Record<string, string> {
@@ -258,24 +313,45 @@ export function notificationConfigErrors(
     }
   }
   for (const channel of NOTIFICATION_CHANNELS) {
-    const listed = channels.includes(channel);
-    if (listed || sections[channel] !== undefined) {
-      errors = { ...errors, ...sectionErrors(channel, sections[channel], path, listed) };
+    if (sections[channel] !== undefined) {
+      const at = `${path}.${channel}`;
+      errors = { ...errors, ...sectionErrors(channel, sections[channel], at, ruleSpec(channel)) };
     }
   }
   return errors;
 }
 
-/** One channel's section of a stored notificationConfig, checked as on create; for delivery. */
+const recipients = (to: unknown): readonly unknown[] =>
+  to === undefined ? [] : Array.isArray(to) ? to : [to];
+
+/**
+ * A contact point's settings with a rule's section of notificationConfig merged over them: the
+ * rule's keys replace the contact point's, except email `to`, whose addresses are added (each
+ * once). The result is checked again by channelConfig before anything is sent.
+ */
+export function mergeChannelSettings(
+  type: NotificationChannel,
+  settings: Readonly<Record<string, unknown>>,
+  ruleConfig: unknown,
+): Readonly<Record<string, unknown>> {
+  const section = isObject(ruleConfig) ? ruleConfig[type] : undefined;
+  if (!isObject(section)) return settings;
+  const overrides = Object.fromEntries(
+    Object.entries(section).filter(([key]) => RULE_KEYS[type].includes(key)),
+  );
+  const merged: Record<string, unknown> = { ...settings, ...overrides };
+  if (type === 'email' && section['to'] !== undefined) {
+    merged['to'] = [...new Set([...recipients(settings['to']), ...recipients(section['to'])])];
+  }
+  return merged;
+}
+
+/** One contact point's settings (merged with the rule's), checked as on create; for delivery. */
 export function channelConfig<C extends NotificationChannel>(
   channel: C,
-  config: unknown,
+  settings: unknown,
 ): ChannelConfigCheck<C> {
-  if (config !== undefined && config !== null && !isObject(config)) {
-    return { ok: false, errors: { notificationConfig: 'notificationConfig must be an object' } };
-  }
-  const section = config?.[channel];
-  const errors = sectionErrors(channel, section, 'notificationConfig', true);
+  const errors = contactPointSettingsErrors(channel, settings);
   if (Object.keys(errors).length > 0) return { ok: false, errors };
-  return { ok: true, value: section as ChannelConfigs[C] };
+  return { ok: true, value: settings as ChannelConfigs[C] };
 }

@@ -11,9 +11,11 @@ import {
 import {
   DEFAULT_WINDOW_MINUTES,
   EVALUATED_RULE_TYPES,
+  LIFECYCLE_KEYS,
   LOGICAL_OPERATORS,
   MAX_CONDITIONS,
   MAX_CONDITION_DEPTH,
+  MAX_LIFECYCLE_SECONDS,
   MAX_RATE_CHANGE_WINDOW_MINUTES,
   MAX_WINDOW_MINUTES,
   OPERATORS,
@@ -21,6 +23,7 @@ import {
   notAvailableYet,
   type Condition,
   type ConditionLeaf,
+  type LifecycleKeys,
   type LogicalOperator,
   type OperatorName,
   type RuleConfig,
@@ -32,8 +35,21 @@ export type RuleConfigValidation =
   | { readonly ok: true; readonly config: RuleConfig }
   | { readonly ok: false; readonly errors: readonly string[] };
 
-const LEAF_KEYS = ['metric', 'operator', 'threshold', 'windowMinutes'] as const;
+const LEAF_KEYS = [
+  'metric',
+  'operator',
+  'threshold',
+  'windowMinutes',
+  'recoveryThreshold',
+] as const;
 const NODE_KEYS = ['logicalOperator', 'conditions', 'windowMinutes'] as const;
+/** The side on which each operator's recoveryThreshold must lie; EQUALS / NOT_EQUALS have none. */
+const RECOVERY_SIDE: Readonly<Partial<Record<OperatorName, 'below' | 'above'>>> = {
+  GREATER_THAN: 'below',
+  GREATER_THAN_OR_EQUAL: 'below',
+  LESS_THAN: 'above',
+  LESS_THAN_OR_EQUAL: 'above',
+};
 
 /** Spellings people reach for, mapped to the operator they mean. */
 const OPERATOR_ALIASES: Readonly<Record<string, OperatorName>> = {
@@ -163,9 +179,22 @@ class ConfigWalker {
     this.errors.push(path === '' ? message : `${path}: ${message}`);
   }
 
-  unknownKeys(object: Record<string, unknown>, known: readonly string[], path: string): void {
+  unknownKeys(
+    object: Record<string, unknown>,
+    own: readonly string[],
+    path: string,
+    root: boolean,
+  ): void {
+    const known = root ? [...own, ...LIFECYCLE_KEYS] : own;
     for (const key of Object.keys(object)) {
       if (known.includes(key)) continue;
+      if ((LIFECYCLE_KEYS as readonly string[]).includes(key)) {
+        this.report(
+          path,
+          `${key} applies to the whole rule: set it on the top level of ruleConfig`,
+        );
+        continue;
+      }
       const close = suggest(key, known);
       this.report(
         path,
@@ -207,12 +236,68 @@ class ConfigWalker {
     }
     return hasOwn(value, 'logicalOperator') || hasOwn(value, 'conditions')
       ? this.node(value, path, inherited, depth)
-      : this.leaf(value, path, inherited);
+      : this.leaf(value, path, inherited, depth === 0);
   }
 
-  leaf(object: Record<string, unknown>, path: string, inherited: number): ConditionLeaf | null {
+  /** pendingSeconds and keepFiringSeconds of the top level, as given (absent stays absent). */
+  lifecycle(object: Record<string, unknown>, path: string): LifecycleKeys {
+    const out: { pendingSeconds?: number; keepFiringSeconds?: number } = {};
+    for (const key of LIFECYCLE_KEYS) {
+      if (!hasOwn(object, key)) continue;
+      const value = object[key];
+      if (
+        typeof value === 'number' &&
+        Number.isInteger(value) &&
+        value >= 0 &&
+        value <= MAX_LIFECYCLE_SECONDS
+      ) {
+        out[key] = value + 0;
+      } else {
+        this.report(
+          path,
+          `Invalid ${key} ${show(value)}: must be an integer from 0 to ${MAX_LIFECYCLE_SECONDS}`,
+        );
+      }
+    }
+    return out;
+  }
+
+  /** A leaf's recoveryThreshold: a finite number on the resolving side of its threshold. */
+  recovery(object: Record<string, unknown>, path: string): number | undefined {
+    if (!hasOwn(object, 'recoveryThreshold')) return undefined;
+    const value = object['recoveryThreshold'];
+    if (typeof value !== 'number' || !Number.isFinite(value)) {
+      this.report(path, `Invalid recoveryThreshold ${show(value)}: expected a finite number`);
+      return undefined;
+    }
+    const { operator, threshold } = object;
+    if (typeof operator !== 'string' || typeof threshold !== 'number') return value + 0;
+    const side = RECOVERY_SIDE[operator as OperatorName];
+    if (side === undefined) {
+      if (hasOwn(OPERATORS, operator))
+        this.report(
+          path,
+          `recoveryThreshold needs an ordering operator (GREATER_THAN, GREATER_THAN_OR_EQUAL, LESS_THAN, LESS_THAN_OR_EQUAL), not ${operator}`,
+        );
+    } else if (side === 'below' ? value > threshold : value < threshold) {
+      this.report(
+        path,
+        `recoveryThreshold ${show(value)} is on the wrong side of threshold ${show(threshold)}: with ${operator} the rule fires ${side === 'below' ? 'above' : 'below'} the threshold and resolves once the value is back past recoveryThreshold, so recoveryThreshold must be ${side === 'below' ? 'at most' : 'at least'} the threshold`,
+      );
+    }
+    return value + 0;
+  }
+
+  leaf(
+    object: Record<string, unknown>,
+    path: string,
+    inherited: number,
+    root: boolean,
+  ): ConditionLeaf | null {
     const before = this.errors.length;
-    this.unknownKeys(object, LEAF_KEYS, path);
+    this.unknownKeys(object, LEAF_KEYS, path, root);
+    const lifecycle = root ? this.lifecycle(object, path) : {};
+    const recoveryThreshold = this.recovery(object, path);
 
     const metric = object['metric'];
     if (!hasOwn(object, 'metric')) this.report(path, `Missing required property 'metric'`);
@@ -250,6 +335,8 @@ class ConfigWalker {
       // `+ 0` turns -0 into 0: JSON storage would do so anyway, and the DRL must not differ.
       threshold: (threshold as number) + 0,
       windowMinutes,
+      ...(recoveryThreshold === undefined ? {} : { recoveryThreshold }),
+      ...lifecycle,
     };
   }
 
@@ -264,7 +351,8 @@ class ConfigWalker {
       this.report(path, `Conditions nest deeper than ${MAX_CONDITION_DEPTH} levels`);
       return null;
     }
-    this.unknownKeys(object, NODE_KEYS, path);
+    this.unknownKeys(object, NODE_KEYS, path, depth === 0);
+    const lifecycle = depth === 0 ? this.lifecycle(object, path) : {};
 
     let logical: LogicalOperator | null = null;
     const operator = object['logicalOperator'];
@@ -310,8 +398,8 @@ class ConfigWalker {
 
     if (this.errors.length > before || logical === null) return null;
     return ownWindow
-      ? { logicalOperator: logical, conditions: children, windowMinutes }
-      : { logicalOperator: logical, conditions: children };
+      ? { logicalOperator: logical, conditions: children, windowMinutes, ...lifecycle }
+      : { logicalOperator: logical, conditions: children, ...lifecycle };
   }
 }
 
@@ -342,7 +430,7 @@ export function validateRuleConfig(ruleType: RuleType, ruleConfig: unknown): Rul
       };
     }
     const walker = new ConfigWalker(MAX_RATE_CHANGE_WINDOW_MINUTES);
-    const leaf = walker.leaf(ruleConfig, '', DEFAULT_WINDOW_MINUTES);
+    const leaf = walker.leaf(ruleConfig, '', DEFAULT_WINDOW_MINUTES, true);
     return leaf === null ? { ok: false, errors: walker.errors } : { ok: true, config: leaf };
   }
 

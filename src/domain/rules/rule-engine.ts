@@ -1,21 +1,49 @@
 /**
  * @module The live rule evaluator (metrics actor): holds the ACTIVE rules, prepared once per change
  * as one set, and each tick evaluates them in priority order against the live metrics of one moment
- * (each distinct value read computed once), firing those whose condition holds and whose throttling
- * allows. Pure: time comes in as an argument.
+ * (each distinct value read computed once), stepping each rule's lifecycle (lifecycle.ts): it fires
+ * a rule whose condition held for pendingSeconds and whose throttling allows, and resolves a FIRING
+ * one whose condition (with recovery thresholds) was false for keepFiringSeconds. Pure: time comes
+ * in as an argument.
  */
 import type { WindowedMetrics } from '../metrics/windows/window-reads.ts';
-import { PreparedSet, explainRule, holds, prepareRule, type PreparedRule } from './evaluator.ts';
+import {
+  PreparedSet,
+  explainRule,
+  holds,
+  holdsWhileFiring,
+  prepareRule,
+  type PreparedRule,
+} from './evaluator.ts';
 import { conditionText } from './condition-text.ts';
-import type { FiredAlert } from './alert.ts';
+import type { AlertResolution, FiredAlert } from './alert.ts';
+import { explanationText } from './explanation.ts';
+import { RuleLifecycle, type LifecycleState, type LifecycleTimes } from './lifecycle.ts';
 import type { ActiveRule } from './rule.ts';
+import {
+  EVALUATED_RULE_TYPES,
+  leaves,
+  lifecycleOf,
+  type Condition,
+  type RuleConfig,
+  type RuleType,
+} from './rule-types.ts';
 import { Throttle } from './throttle.ts';
 
 interface Entry {
   readonly rule: ActiveRule;
   readonly prepared: PreparedRule;
   readonly throttle: Throttle;
+  readonly lifecycle: RuleLifecycle;
+  readonly times: LifecycleTimes;
   readonly condition: string;
+}
+
+/** The span of metrics a rule reads, in ms: its longest window (RATE_CHANGE reads two). */
+function readSpanMs(ruleType: RuleType, config: RuleConfig): number {
+  if (!EVALUATED_RULE_TYPES.has(ruleType)) return 0;
+  const longest = Math.max(...leaves(config as Condition).map((leaf) => leaf.windowMinutes));
+  return (ruleType === 'RATE_CHANGE' ? 2 : 1) * longest * 60_000;
 }
 
 const byPriority = (a: ActiveRule, b: ActiveRule): number => b.priority - a.priority || a.id - b.id;
@@ -29,60 +57,101 @@ export class RuleEngine {
   /** Rules dropped or replaced since the set was built: their program and reads are dead. */
   private garbage = 0;
   private readonly throttles = new Map<number, Throttle>();
+  private readonly lifecycles = new Map<number, RuleLifecycle>();
 
   /**
-   * Replaces the set of ACTIVE rules. A rule already known keeps its throttling state (it may
-   * hold alerts not yet stored); a new one starts from its stored alert history.
+   * Replaces the set of ACTIVE rules. A rule already known keeps its throttling and lifecycle
+   * state (it may hold alerts not yet stored); a new one starts from its stored alert history and
+   * open incident. Answers the ids of the rules that left the set while FIRING: their incidents
+   * are to be resolved (the rule was paused, archived or deleted).
    */
-  setRules(rules: readonly ActiveRule[]): void {
+  setRules(rules: readonly ActiveRule[]): number[] {
     const entries: Entry[] = [];
     const set = new PreparedSet();
-    const keep = new Map<number, Throttle>();
+    const keep = new Map<number, Entry>();
     // Prepared in evaluation order: a tick walks the compiled program from start to end.
     for (const rule of [...rules].sort(byPriority)) {
       const entry = this.entryOf(rule, set);
-      keep.set(rule.id, entry.throttle);
+      keep.set(rule.id, entry);
       entries.push(entry);
     }
+    const left = this.leaving((id) => !keep.has(id));
     this.throttles.clear();
-    for (const [id, throttle] of keep) this.throttles.set(id, throttle);
+    this.lifecycles.clear();
+    for (const [id, entry] of keep) {
+      this.throttles.set(id, entry.throttle);
+      this.lifecycles.set(id, entry.lifecycle);
+    }
     set.reads.groups(); // grouped here rather than in the first tick
     this.entries = entries;
     this.set = set;
     this.garbage = 0;
+    return left;
+  }
+
+  /** The FIRING rules that `gone` says leave the set (their lifecycle is forgotten). */
+  private leaving(gone: (id: number) => boolean): number[] {
+    const left: number[] = [];
+    for (const [id, lifecycle] of this.lifecycles) {
+      if (!gone(id)) continue;
+      if (lifecycle.state === 'FIRING') left.push(id);
+      this.lifecycles.delete(id);
+    }
+    return left;
   }
 
   /**
    * Replaces the rules of `ids` with `rules` (those of them that are ACTIVE now; an id without a
    * rule is dropped): the others keep their preparation and throttling. New rules are appended to
    * the prepared set; once the dead parts outgrow the live ones, the set is rebuilt (amortised O(1)
-   * per change).
+   * per change). Answers the ids of the rules that left the set while FIRING, as setRules does.
    */
-  putRules(ids: readonly number[], rules: readonly ActiveRule[]): void {
+  putRules(ids: readonly number[], rules: readonly ActiveRule[]): number[] {
     const changed = new Set(ids);
+    const active = new Set(rules.map((rule) => rule.id));
     const kept = this.entries.filter((entry) => !changed.has(entry.rule.id));
-    for (const id of ids) if (!rules.some((rule) => rule.id === id)) this.throttles.delete(id);
+    for (const id of ids) if (!active.has(id)) this.throttles.delete(id);
+    const left = this.leaving((id) => changed.has(id) && !active.has(id));
     this.garbage += this.entries.length - kept.length;
     if (this.garbage > Math.max(MIN_GARBAGE, kept.length + rules.length)) {
       this.setRules([...kept.map((entry) => entry.rule), ...rules]);
-      return;
+      return left;
     }
     const added = rules.map((rule) => this.entryOf(rule, this.set));
     this.entries = [...kept, ...added].sort((a, b) => byPriority(a.rule, b.rule));
     this.set.reads.groups();
+    return left;
   }
 
-  /** A rule already known keeps its throttling state; a new one starts from its stored alerts. */
+  /**
+   * A rule already known keeps its throttling and lifecycle state; a new one starts from its
+   * stored alerts, FIRING when it has an open incident.
+   */
   private entryOf(rule: ActiveRule, set: PreparedSet): Entry {
     let throttle = this.throttles.get(rule.id);
     if (throttle === undefined) {
       throttle = new Throttle(rule.recentAlerts);
       this.throttles.set(rule.id, throttle);
     }
+    let lifecycle = this.lifecycles.get(rule.id);
+    if (lifecycle === undefined) {
+      lifecycle =
+        rule.firingSince === null
+          ? new RuleLifecycle()
+          : RuleLifecycle.firingSince(rule.firingSince);
+      this.lifecycles.set(rule.id, lifecycle);
+    }
+    const { pendingSeconds, keepFiringSeconds } = lifecycleOf(rule.ruleConfig);
     return {
       rule,
       prepared: prepareRule(rule.ruleType, rule.ruleConfig, set),
       throttle,
+      lifecycle,
+      times: {
+        pendingMs: pendingSeconds * 1000,
+        keepFiringMs: keepFiringSeconds * 1000,
+        restoreMs: readSpanMs(rule.ruleType, rule.ruleConfig),
+      },
       condition: conditionText(rule.ruleType, rule.ruleConfig),
     };
   }
@@ -91,21 +160,46 @@ export class RuleEngine {
     return this.entries.length;
   }
 
+  /** The lifecycle state of an ACTIVE rule, or undefined (for the rule test's message). */
+  stateOf(ruleId: number): LifecycleState | undefined {
+    return this.lifecycles.get(ruleId)?.state;
+  }
+
   /** Why a stored rule is held back right now, or undefined (for the rule test's message). */
   throttleNote(ruleId: number, now: number): string | undefined {
     const entry = this.entries.find((e) => e.rule.id === ruleId);
     return entry?.throttle.heldBack(entry.rule, now) ?? undefined;
   }
 
-  /** Evaluates every rule, highest priority first; returns the alerts to fire, in that order. */
-  tick(live: WindowedMetrics, now: number): FiredAlert[] {
+  /**
+   * Evaluates every rule, highest priority first; returns the alerts to fire, in that order, and
+   * appends the incidents that resolved to `resolved`.
+   */
+  tick(live: WindowedMetrics, now: number, resolved: AlertResolution[] = []): FiredAlert[] {
     const values = live.valuesOf(this.set.reads);
     const fired: FiredAlert[] = [];
     for (const entry of this.entries) {
-      if (!holds(entry.prepared, values)) continue;
+      const { lifecycle, prepared } = entry;
+      const firing = lifecycle.state === 'FIRING';
+      const holding = firing ? holdsWhileFiring(prepared, values) : holds(prepared, values);
+      const step = lifecycle.observe(holding, now, entry.times);
+      if (step === null) continue;
+      if (step === 'resolve') {
+        const result = explainRule(prepared, values, true);
+        resolved.push({
+          ruleId: entry.rule.id,
+          resolvedAt: now,
+          cause: 'condition-cleared',
+          valuesAtResolve: result.currentValues,
+          resolveExplanation: result.explanation,
+        });
+        continue;
+      }
+      // Held back by throttling: it stays PENDING and fires once throttling allows.
       if (entry.throttle.heldBack(entry.rule, now) !== null) continue;
-      const result = explainRule(entry.prepared, values);
+      const result = explainRule(prepared, values);
       if (!result.wouldTrigger) continue;
+      lifecycle.fired(now);
       entry.throttle.fired(now);
       const { rule } = entry;
       fired.push({
@@ -118,6 +212,8 @@ export class RuleEngine {
         currentValues: result.currentValues,
         condition: entry.condition,
         message: `Rule '${rule.name}' (${rule.severity}) triggered: ${result.matchedConditions.join('; ')}`,
+        explanation: result.explanation,
+        explanationText: explanationText(result.explanation),
       });
     }
     return fired;

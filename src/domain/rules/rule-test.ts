@@ -3,6 +3,7 @@
  * current metrics, and shape the result. Saved or unsaved rules alike; nothing is stored.
  */
 import type { WindowedMetrics } from '../metrics/windows/window-reads.ts';
+import type { Explanation } from './alert.ts';
 import { compileDrl } from './drl.ts';
 import { evaluateRule } from './evaluator.ts';
 import { recommendations, ruleWarnings } from './rule-advice.ts';
@@ -27,6 +28,8 @@ export interface SimulationResult {
   readonly wouldTrigger: boolean;
   readonly matchedConditions: string[];
   readonly currentValues: Record<string, number>;
+  /** The condition tree as evaluated now, as an alert's `explanation` stores it. */
+  readonly explanation: Explanation | null;
 }
 
 /** Spec 2.9, field for field. */
@@ -94,6 +97,7 @@ export function testRule(
       wouldTrigger: evaluation.wouldTrigger,
       matchedConditions: evaluation.matchedConditions,
       currentValues: evaluation.currentValues,
+      explanation: evaluation.explanation,
     };
     parts.push(
       evaluation.wouldTrigger ? 'The rule would trigger now' : 'The rule would not trigger now',

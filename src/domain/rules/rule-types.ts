@@ -63,19 +63,39 @@ export const RULE_DEFAULTS = {
   maxAlertsPerHour: 10,
 } as const;
 
+/** Upper bound of pendingSeconds and keepFiringSeconds: one day. */
+export const MAX_LIFECYCLE_SECONDS = 86_400;
+
+/**
+ * The lifecycle keys of a rule (docs/rules.md, Lifecycle), allowed only on the top level of its
+ * ruleConfig; absent means 0. Kept out of the condition tree that is evaluated and compared.
+ */
+export interface LifecycleKeys {
+  /** How long the condition must hold before the rule goes FIRING. */
+  readonly pendingSeconds?: number;
+  /** How long the condition must have been false before a FIRING rule resolves. */
+  readonly keepFiringSeconds?: number;
+}
+export const LIFECYCLE_KEYS = ['pendingSeconds', 'keepFiringSeconds'] as const;
+
 /** One comparison; normalised, it always carries its effective window. */
-export interface ConditionLeaf {
+export interface ConditionLeaf extends LifecycleKeys {
   readonly metric: string;
   readonly operator: OperatorName;
   readonly threshold: number;
   readonly windowMinutes: number;
+  /**
+   * Hysteresis: while the rule is FIRING the leaf compares with this instead of `threshold`, so
+   * it resolves only once the value crossed it (on the resolving side of `threshold`).
+   */
+  readonly recoveryThreshold?: number;
 }
 
 /**
  * AND / OR (one or more conditions) or NOT (exactly one). A node's `windowMinutes` is kept as the
  * user wrote it but only its leaves' windows are evaluated (each leaf inherited it on validation).
  */
-export interface ConditionNode {
+export interface ConditionNode extends LifecycleKeys {
   readonly logicalOperator: LogicalOperator;
   readonly conditions: readonly Condition[];
   readonly windowMinutes?: number;
@@ -130,6 +150,15 @@ export function sameCondition(a: Condition, b: Condition): boolean {
     Object.is(a.threshold, b.threshold) &&
     Object.is(a.windowMinutes, b.windowMinutes)
   );
+}
+
+/** The lifecycle keys of a validated THRESHOLD or RATE_CHANGE config, defaults applied. */
+export function lifecycleOf(config: RuleConfig): Required<LifecycleKeys> {
+  const keys = config as LifecycleKeys;
+  return {
+    pendingSeconds: keys.pendingSeconds ?? 0,
+    keepFiringSeconds: keys.keepFiringSeconds ?? 0,
+  };
 }
 
 /** The leaves of a tree in document order. */

@@ -3,13 +3,7 @@
  * the stored rule the API returns, and the ACTIVE rule the evaluator runs. Plain data only (they
  * cross threads); the variants are derived, so a new field is added in one place.
  */
-import type {
-  NotificationChannel,
-  RuleConfig,
-  RuleSeverity,
-  RuleStatus,
-  RuleType,
-} from './rule-types.ts';
+import type { RuleConfig, RuleSeverity, RuleStatus, RuleType } from './rule-types.ts';
 
 /** The fields of a rule that its author sets (a create body with its defaults applied). */
 export interface RuleFields {
@@ -21,7 +15,9 @@ export interface RuleFields {
   readonly severity: RuleSeverity;
   /** The DRL salience: higher is evaluated first. */
   readonly priority: number;
-  readonly notificationChannels: readonly NotificationChannel[];
+  /** Channel entries (contact-point.ts): `slack` (the type's default contact point), `slack:oncall`. */
+  readonly notificationChannels: readonly string[];
+  /** Per channel type, non-secret settings merged over the contact point's (notification-config.ts). */
   readonly notificationConfig: Readonly<Record<string, unknown>> | null;
   readonly suppressionWindowMinutes: number;
   readonly maxAlertsPerHour: number;
@@ -59,6 +55,8 @@ export interface ActiveRule extends Pick<
    * (a suppression window may be longer than the hour): rebuilds throttling after a restart.
    */
   readonly recentAlerts: readonly number[];
+  /** Epoch ms at which its open incident fired, null when it has none: FIRING after a restart. */
+  readonly firingSince: number | null;
 }
 
 /** The filters of GET /api/v1/rules. */

@@ -8,7 +8,9 @@ import type { StoragePool } from '../../actors/storage-pool.ts';
 import { idOfEventId, eventIdOf } from '../../domain/event-id.ts';
 import { AppError, notFound, validationError } from '../../errors.ts';
 import type { NewEvent } from '../../domain/event.ts';
-import { checkEventRequest, EventRequestSchema } from '../../schemas/event.ts';
+import { checkEventRequest, EventRequestSchema, type EventCheck } from '../../schemas/event.ts';
+import type { Principal } from '../../auth/principal.ts';
+import { charge } from '../authorize.ts';
 import {
   AckSchema,
   BatchResultSchema,
@@ -50,9 +52,19 @@ async function store(
   return result.value;
 }
 
+/** The error of an event whose source the key may not name; null when it may. */
+function sourceRefusal(principal: Principal | null, source: string): string | null {
+  const allowed = principal?.allowedSources;
+  if (allowed === null || allowed === undefined || allowed.has(source)) return null;
+  return `source '${source}' is not among this API key's allowedSources`;
+}
+
 async function ingestOne(deps: EventDeps, req: Request): Promise<Reply> {
+  charge(req.principal, 1, req.receivedAt, 'events');
   const checked = checkEventRequest(req.body, req.receivedAt, mayHoldUnstorable(req.rawBody));
   if (!checked.ok) throw validationError(checked.errors);
+  const refused = sourceRefusal(req.principal, checked.event.source);
+  if (refused !== null) throw new AppError('SOURCE_NOT_ALLOWED', refused, { source: refused });
   const [id] = await store(deps.batcher, [checked.event], req.rawBody.length);
   return { status: 202, body: ack(checked.event, id as number) };
 }
@@ -73,11 +85,15 @@ function batchItems(body: unknown, max: number): readonly unknown[] {
 
 async function ingestBatch(deps: EventDeps, req: Request): Promise<Reply> {
   const items = batchItems(req.body, deps.batchMaxEvents);
+  charge(req.principal, items.length, req.receivedAt, 'events');
   const unstorable = mayHoldUnstorable(req.rawBody);
   const valid: NewEvent[] = [];
-  const checks = items.map((item) => {
+  const checks = items.map((item): EventCheck => {
     const checked = checkEventRequest(item, req.receivedAt, unstorable);
-    if (checked.ok) valid.push(checked.event);
+    if (!checked.ok) return checked;
+    const refused = sourceRefusal(req.principal, checked.event.source);
+    if (refused !== null) return { ok: false, errors: { source: refused } };
+    valid.push(checked.event);
     return checked;
   });
   const ids = valid.length === 0 ? [] : await store(deps.batcher, valid, req.rawBody.length);

@@ -4,7 +4,13 @@
  */
 import type { MetricsActor } from '../../actors/metrics-actor-client.ts';
 import type { StoragePool } from '../../actors/storage-pool.ts';
+import {
+  missingContactPoints,
+  withContactPointWarnings,
+} from '../../domain/contact-points/channel-warnings.ts';
+import type { RuleTestInput } from '../../domain/rules/rule-test.ts';
 import { validationError } from '../../errors.ts';
+import type { ContactPointLookup } from '../../notify/deliver.ts';
 import { ErrorSchema } from '../../schemas/event-responses.ts';
 import { checkRuleBody, RuleTestBody } from '../../schemas/rule.ts';
 import type { Reply } from '../reply.ts';
@@ -15,17 +21,27 @@ import { Type } from '@sinclair/typebox';
 export interface RuleTestDeps {
   readonly pool: StoragePool;
   readonly metrics: MetricsActor;
+  /** Where the rule's channel entries would deliver: an entry without one is a warning. */
+  readonly contactPoints: ContactPointLookup;
+}
+
+/** The actor's result, plus the channel entries no contact point answers (front thread only). */
+async function tested(deps: RuleTestDeps, rule: RuleTestInput): Promise<Reply> {
+  const result = await deps.metrics.testRule(rule);
+  const missing = missingContactPoints(rule.notificationChannels, (ref) =>
+    deps.contactPoints.resolve(ref),
+  );
+  return { status: 200, body: withContactPointWarnings(result, missing) };
 }
 
 async function testUnsaved(deps: RuleTestDeps, req: Request): Promise<Reply> {
   const checked = checkRuleBody('test', req.body);
   if (!checked.ok) throw validationError(checked.errors);
-  return { status: 200, body: await deps.metrics.testRule(checked.value) };
+  return tested(deps, checked.value);
 }
 
 async function testStored(deps: RuleTestDeps, req: Request): Promise<Reply> {
-  const rule = await loadRule(deps.pool, ruleIdOf(req));
-  return { status: 200, body: await deps.metrics.testRule(rule) };
+  return tested(deps, await loadRule(deps.pool, ruleIdOf(req)));
 }
 
 const Result = Type.Object(

@@ -17,6 +17,7 @@ import type { StorageOutput } from '../../protocol/storage.ts';
 import { ErrorSchema } from '../../schemas/event-responses.ts';
 import { checkRuleBody, RuleCreateBody, RuleUpdateBody } from '../../schemas/rule.ts';
 import type { Reply } from '../reply.ts';
+import { routesUnder } from '../route-builder.ts';
 import type { Request, Route } from '../route-types.ts';
 
 export interface RuleDeps {
@@ -37,14 +38,20 @@ export const POSITIVE_INT = /^[1-9]\d*$/;
 /** Rule ids are PostgreSQL `serial` (int4): a larger positive integer is an id no rule has. */
 export const MAX_RULE_ID = 2147483647;
 
-/** The path's rule id: 400 when not a positive integer, 404 when beyond any rule's id. */
-export function ruleIdOf(req: Request): number {
+/**
+ * The path's id of a `serial` row: 400 when not a positive integer, 404 (`notFoundMessage`) when
+ * beyond any id.
+ */
+export function serialIdOf(req: Request, notFoundMessage: string): number {
   const raw = req.params.id ?? '';
   if (!POSITIVE_INT.test(raw)) throw validationError({ id: 'id must be a positive integer' });
   const id = Number(raw);
-  if (id > MAX_RULE_ID) throw notFound('Rule not found');
+  if (id > MAX_RULE_ID) throw notFound(notFoundMessage);
   return id;
 }
+
+/** The path's rule id: 400 when not a positive integer, 404 when beyond any rule's id. */
+export const ruleIdOf = (req: Request): number => serialIdOf(req, 'Rule not found');
 
 const failedWith = (code: string, message: string): AppError => {
   switch (code) {
@@ -151,22 +158,8 @@ const withId = { ...errors, 404: ErrorSchema };
 
 export const ruleRoutes = (deps: RuleDeps): Route[] => {
   const { pool } = deps;
-  const route = (
-    method: Route['method'],
-    path: string,
-    summary: string,
-    responses: Route['doc']['responses'],
-    handle: Route['handle'],
-    body?: Route['doc']['body'],
-  ): Route => ({
-    method,
-    path: `/api/v1/rules${path}`,
-    // Reading rules needs `read`; every change to them (status transitions included) `admin`.
-    scope: method === 'GET' ? 'read' : 'admin',
-    body: body === undefined ? 'none' : 'json',
-    doc: { summary, responses, ...(body === undefined ? {} : { body }) },
-    handle,
-  });
+  // Reading rules needs `read`; every change to them (status transitions included) `admin`.
+  const route = routesUnder('/api/v1/rules', (method) => (method === 'GET' ? 'read' : 'admin'));
   const status = (s: RuleStatus) => (req: Request) => transition(deps, req, s);
   return [
     route(

@@ -11,6 +11,8 @@ import type { Route } from '../route-types.ts';
 export interface SystemDeps {
   readonly pool: StoragePool;
   readonly timeoutMs: number;
+  /** VIGIL_AUTH, shown by the status endpoint so that an open service says so. */
+  readonly authentication: 'on' | 'off';
 }
 
 async function health(deps: SystemDeps): Promise<Reply> {
@@ -46,10 +48,18 @@ export const systemRoutes = (deps: SystemDeps): Route[] => [
     path: '/api/v1/events/test',
     scope: 'public',
     body: 'none',
-    doc: { summary: 'Service name and version', responses: { 200: ServiceInfoSchema } },
+    doc: {
+      summary: 'Service name and version, and whether API keys are required',
+      responses: { 200: ServiceInfoSchema },
+    },
     handle: () => ({
       status: 200,
-      body: { status: 'running', service: SERVICE_NAME, version: SERVICE_VERSION },
+      body: {
+        status: 'running',
+        service: SERVICE_NAME,
+        version: SERVICE_VERSION,
+        authentication: deps.authentication,
+      },
     }),
   },
 ];

@@ -460,3 +460,49 @@ void t.test('property: a RATE_CHANGE leaf round-trips', (t) => {
   t.pass('round-trips');
   t.end();
 });
+
+void t.test('lifecycle keys are rule attributes, parsed back and part of the hash', (t) => {
+  const base = { metric: 'errorRate', operator: 'GREATER_THAN', threshold: 0.05 } as const;
+  const plain = validateRuleConfig('THRESHOLD', base);
+  const config = validateRuleConfig('THRESHOLD', {
+    logicalOperator: 'OR',
+    pendingSeconds: 60,
+    keepFiringSeconds: 30,
+    conditions: [
+      { ...base, metric: 'latencyP99', threshold: 800 },
+      { ...base, recoveryThreshold: 0.03 },
+    ],
+  });
+  if (!config.ok || !plain.ok) throw new Error('invalid test config');
+  const rule = (c: typeof config.config): DrlRule => ({
+    id: 7,
+    name: 'r',
+    ruleType: 'THRESHOLD',
+    severity: 'HIGH',
+    priority: 0,
+    config: c,
+  });
+  const drl = generateDrl(rule(config.config));
+  t.match(
+    drl,
+    '    @ruleType("THRESHOLD")\n    @pendingSeconds(60)\n    @keepFiringSeconds(30)\n    @recoveryThreshold(1, 0.03)\n    salience 0\n',
+  );
+  t.match(parseDrl(drl), {
+    ok: true,
+    rule: {
+      lifecycle: {
+        pendingSeconds: 60,
+        keepFiringSeconds: 30,
+        recoveryThresholds: [undefined, 0.03],
+      },
+    },
+  });
+  const compiled = compileDrl(rule(config.config));
+  t.ok(compiled.ok, 'compiles: the attributes survive the round trip');
+  t.notMatch(generateDrl(rule(plain.config)), /@pendingSeconds|@recoveryThreshold/);
+  t.match(parseDrl(drl.replace('@recoveryThreshold(1,', '@recoveryThreshold(5,')), {
+    ok: false,
+    error: /names a condition the rule does not have/,
+  });
+  t.end();
+});

@@ -46,6 +46,7 @@ export function activeRule(
     maxAlertsPerHour: 1_000_000,
     recentAlerts: [],
     ...extra,
+    firingSince: extra.firingSince ?? null,
     ruleType,
     ruleConfig: checked.config,
   };

@@ -5,12 +5,15 @@ import {
   evaluateRule,
   explainRule,
   holds,
+  holdsWhileFiring,
+  type EvaluationResult,
   prepareRule,
   PreparedSet,
   ruleHolds,
 } from '../../../src/domain/rules/evaluator.ts';
 import { validateRuleConfig } from '../../../src/domain/rules/rule-config-validation.ts';
 import type { RuleConfig, RuleType } from '../../../src/domain/rules/rule-types.ts';
+import { explanationText } from '../../../src/domain/rules/explanation.ts';
 import { fakeMetrics } from './fake-metrics.ts';
 
 const valid = (input: unknown, ruleType: RuleType = 'THRESHOLD'): RuleConfig => {
@@ -23,15 +26,108 @@ const leaf = (metric: string, operator: string, threshold: number, windowMinutes
     ? { metric, operator, threshold }
     : { metric, operator, threshold, windowMinutes };
 
+/** A result without its explanation tree (its own tests below). */
+const brief = ({
+  explanation: _,
+  ...rest
+}: EvaluationResult): Omit<EvaluationResult, 'explanation'> => rest;
+
+void t.test('the explanation: every leaf with its value and result, every node its result', (t) => {
+  const metrics = fakeMetrics({ values: { errorRate: 0.083, 'eventsByType[checkout]': 3 } });
+  const config = valid({
+    logicalOperator: 'AND',
+    conditions: [
+      leaf('errorRate', 'GREATER_THAN', 0.05),
+      {
+        logicalOperator: 'NOT',
+        conditions: [leaf('eventsByType[checkout]', 'LESS_THAN', 1, 10)],
+      },
+    ],
+  });
+  const result = evaluateRule('THRESHOLD', config, metrics);
+  t.same(result.explanation, {
+    logicalOperator: 'AND',
+    result: true,
+    conditions: [
+      {
+        metric: 'errorRate',
+        key: null,
+        measure: 'value',
+        windowMinutes: 5,
+        operator: 'GREATER_THAN',
+        threshold: 0.05,
+        recoveryThreshold: null,
+        comparedWith: 0.05,
+        value: 0.083,
+        result: true,
+      },
+      {
+        logicalOperator: 'NOT',
+        result: true,
+        conditions: [
+          {
+            metric: 'eventsByType[checkout]',
+            key: 'checkout',
+            measure: 'value',
+            windowMinutes: 10,
+            operator: 'LESS_THAN',
+            threshold: 1,
+            recoveryThreshold: null,
+            comparedWith: 1,
+            value: 3,
+            result: false,
+          },
+        ],
+      },
+    ],
+  });
+  t.equal(
+    explanationText(result.explanation),
+    'errorRate over 5 min = 0.083 > 0.05; NOT (eventsByType[checkout] over 10 min = 3 < 1)',
+  );
+  const rate = evaluateRule(
+    'RATE_CHANGE',
+    valid(leaf('totalEvents', 'GREATER_THAN', 50), 'RATE_CHANGE'),
+    fakeMetrics({ values: { totalEvents: 30 }, previous: { totalEvents: 10 } }),
+  );
+  t.match(rate.explanation, { measure: 'percentChange', value: 200, result: true });
+  t.equal(
+    explanationText(rate.explanation),
+    'percent change of totalEvents over 5 min vs the 5 before = 200 > 50',
+  );
+  t.equal(explanationText(evaluateRule('ANOMALY', {}, metrics).explanation), '');
+  t.end();
+});
+
+void t.test('hysteresis: while FIRING a leaf compares with its recoveryThreshold', (t) => {
+  const config = valid({ ...leaf('errorRate', 'GREATER_THAN', 0.05), recoveryThreshold: 0.03 });
+  const set = new PreparedSet();
+  const rule = prepareRule('THRESHOLD', config, set);
+  const at = (errorRate: number) => fakeMetrics({ values: { errorRate } }).valuesOf(set.reads);
+  t.equal(holds(rule, at(0.04)), false, 'not above the threshold: does not fire');
+  t.equal(holdsWhileFiring(rule, at(0.04)), true, 'still above the recovery threshold');
+  t.equal(holdsWhileFiring(rule, at(0.03)), false, 'at the recovery threshold: resolves');
+  const recovering = explainRule(rule, at(0.04), true);
+  t.match(recovering, {
+    wouldTrigger: true,
+    matchedConditions: [],
+    explanation: { threshold: 0.05, recoveryThreshold: 0.03, comparedWith: 0.03, result: true },
+  });
+  // Without a recovery threshold the firing path is the plain condition.
+  const plain = prepareRule('THRESHOLD', valid(leaf('errorRate', 'LESS_THAN', 1)), set);
+  t.equal(plain.recoveryStart, plain.start);
+  t.end();
+});
+
 void t.test('a single condition: value over its window, matched text', (t) => {
   const metrics = fakeMetrics({ values: { errorRate: 12.5 } });
-  t.same(evaluateRule('THRESHOLD', valid(leaf('errorRate', 'GREATER_THAN', 5)), metrics), {
+  t.same(brief(evaluateRule('THRESHOLD', valid(leaf('errorRate', 'GREATER_THAN', 5)), metrics)), {
     wouldTrigger: true,
     matchedConditions: ['errorRate 12.5 > 5'],
     currentValues: { errorRate: 12.5 },
   });
   t.same(metrics.reads, ['errorRate@5'], 'read once, over the default 5-minute window');
-  t.same(evaluateRule('THRESHOLD', valid(leaf('errorRate', 'LESS_THAN', 5)), metrics), {
+  t.same(brief(evaluateRule('THRESHOLD', valid(leaf('errorRate', 'LESS_THAN', 5)), metrics)), {
     wouldTrigger: false,
     matchedConditions: [],
     currentValues: { errorRate: 12.5 },
@@ -93,7 +189,7 @@ void t.test('nested AND / OR / NOT: matched conditions say what made it true', (
     ],
   });
   const result = evaluateRule('THRESHOLD', config, metrics);
-  t.same(result, {
+  t.same(brief(result), {
     wouldTrigger: true,
     matchedConditions: ['errorRate 12.5 > 5', 'latencyP99 900 > 800', 'NOT (totalEvents 4 < 0)'],
     currentValues: {
@@ -138,7 +234,7 @@ void t.test('nested AND / OR / NOT: matched conditions say what made it true', (
     logicalOperator: 'AND',
     conditions: [leaf('errorRate', 'GREATER_THAN', 5), leaf('totalEvents', 'GREATER_THAN', 100)],
   });
-  t.same(evaluateRule('THRESHOLD', falseAnd, metrics), {
+  t.same(brief(evaluateRule('THRESHOLD', falseAnd, metrics)), {
     wouldTrigger: false,
     matchedConditions: [],
     currentValues: { errorRate: 12.5, totalEvents: 4 },
@@ -172,7 +268,7 @@ void t.test('RATE_CHANGE: percent change between the last window and the one bef
     values: { errorRate: 12 },
     previous: { errorRate: 6, totalEvents: 100 },
   });
-  t.same(evaluateRule('RATE_CHANGE', config, up), {
+  t.same(brief(evaluateRule('RATE_CHANGE', config, up)), {
     wouldTrigger: true,
     matchedConditions: ['percentChange(errorRate) 100 > 50'],
     currentValues: { errorRate: 12, 'previous(errorRate)': 6, 'percentChange(errorRate)': 100 },
@@ -184,7 +280,7 @@ void t.test('RATE_CHANGE: percent change between the last window and the one bef
     values: { errorRate: 3 },
     previous: { errorRate: 6, totalEvents: 100 },
   });
-  t.same(evaluateRule('RATE_CHANGE', config, down), {
+  t.same(brief(evaluateRule('RATE_CHANGE', config, down)), {
     wouldTrigger: false,
     matchedConditions: [],
     currentValues: { errorRate: 3, 'previous(errorRate)': 6, 'percentChange(errorRate)': -50 },
@@ -197,7 +293,7 @@ void t.test('RATE_CHANGE: percent change between the last window and the one bef
     values: { errorRate: 12 },
     previous: { errorRate: 0, totalEvents: 0 },
   });
-  t.same(evaluateRule('RATE_CHANGE', config, noBaseline), {
+  t.same(brief(evaluateRule('RATE_CHANGE', config, noBaseline)), {
     wouldTrigger: false,
     matchedConditions: [],
     currentValues: { errorRate: 12, 'previous(errorRate)': 0 },
@@ -215,7 +311,7 @@ void t.test('RATE_CHANGE: percent change between the last window and the one bef
     values: { errorRate: 5 },
     previous: { errorRate: 0, totalEvents: 10 },
   });
-  t.same(evaluateRule('RATE_CHANGE', config, fromZero), {
+  t.same(brief(evaluateRule('RATE_CHANGE', config, fromZero)), {
     wouldTrigger: false,
     matchedConditions: [],
     currentValues: { errorRate: 5, 'previous(errorRate)': 0 },
@@ -226,7 +322,9 @@ void t.test('RATE_CHANGE: percent change between the last window and the one bef
     previous: { errorRate: 0, totalEvents: 10 },
   });
   t.same(
-    evaluateRule('RATE_CHANGE', valid(leaf('errorRate', 'EQUALS', 0), 'RATE_CHANGE'), flatZero),
+    brief(
+      evaluateRule('RATE_CHANGE', valid(leaf('errorRate', 'EQUALS', 0), 'RATE_CHANGE'), flatZero),
+    ),
     {
       wouldTrigger: true,
       matchedConditions: ['percentChange(errorRate) 0 == 0'],
@@ -238,7 +336,7 @@ void t.test('RATE_CHANGE: percent change between the last window and the one bef
 
 void t.test('ANOMALY and PATTERN are not evaluated', (t) => {
   const metrics = fakeMetrics();
-  t.same(evaluateRule('ANOMALY', {}, metrics), {
+  t.same(brief(evaluateRule('ANOMALY', {}, metrics)), {
     wouldTrigger: false,
     matchedConditions: [],
     currentValues: {},

@@ -494,3 +494,89 @@ void t.test('recommendations', (t) => {
   t.same(recommendations({ ruleType: 'ANOMALY', config: {}, notificationChannels: ['slack'] }), []);
   t.end();
 });
+
+void t.test('lifecycle keys: pendingSeconds, keepFiringSeconds, recoveryThreshold', (t) => {
+  const ok = (type: RuleType, input: unknown): unknown => {
+    const v = validateRuleConfig(type, input);
+    return v.ok ? v.config : v.errors;
+  };
+  const errors = (type: RuleType, input: unknown): readonly string[] => {
+    const v = validateRuleConfig(type, input);
+    return v.ok ? [] : v.errors;
+  };
+  t.same(
+    ok('THRESHOLD', {
+      ...leaf({ threshold: 0.05, recoveryThreshold: 0.03 }),
+      pendingSeconds: 60,
+      keepFiringSeconds: 0,
+    }),
+    {
+      metric: 'errorRate',
+      operator: 'GREATER_THAN',
+      threshold: 0.05,
+      windowMinutes: 5,
+      recoveryThreshold: 0.03,
+      pendingSeconds: 60,
+      keepFiringSeconds: 0,
+    },
+    'kept as given on a leaf at the top',
+  );
+  t.same(
+    ok('THRESHOLD', {
+      logicalOperator: 'OR',
+      pendingSeconds: 30,
+      conditions: [leaf({ operator: 'LESS_THAN', threshold: 1, recoveryThreshold: 2 })],
+    }),
+    {
+      logicalOperator: 'OR',
+      conditions: [
+        {
+          metric: 'errorRate',
+          operator: 'LESS_THAN',
+          threshold: 1,
+          windowMinutes: 5,
+          recoveryThreshold: 2,
+        },
+      ],
+      pendingSeconds: 30,
+    },
+    'on a node at the top; a recovery threshold on any leaf',
+  );
+  t.same(ok('RATE_CHANGE', { ...leaf({ recoveryThreshold: 1 }), keepFiringSeconds: 5 }), {
+    metric: 'errorRate',
+    operator: 'GREATER_THAN',
+    threshold: 5,
+    windowMinutes: 5,
+    recoveryThreshold: 1,
+    keepFiringSeconds: 5,
+  });
+  t.same(errors('THRESHOLD', { ...leaf(), pendingSecond: 5 }), [
+    "Unknown property 'pendingSecond'. Did you mean 'pendingSeconds'?",
+  ]);
+  t.same(errors('THRESHOLD', leaf({ recoveryTreshold: 1 })), [
+    "Unknown property 'recoveryTreshold'. Did you mean 'recoveryThreshold'?",
+  ]);
+  t.same(
+    errors('THRESHOLD', { logicalOperator: 'AND', conditions: [leaf({ keepFiringSeconds: 5 })] }),
+    [
+      'conditions[0]: keepFiringSeconds applies to the whole rule: set it on the top level of ruleConfig',
+    ],
+  );
+  t.same(errors('THRESHOLD', { ...leaf(), pendingSeconds: -1, keepFiringSeconds: 1.5 }), [
+    'Invalid pendingSeconds -1: must be an integer from 0 to 86400',
+    'Invalid keepFiringSeconds 1.5: must be an integer from 0 to 86400',
+  ]);
+  t.same(errors('THRESHOLD', leaf({ threshold: 0.05, recoveryThreshold: 0.07 })), [
+    'recoveryThreshold 0.07 is on the wrong side of threshold 0.05: with GREATER_THAN the rule fires above the threshold and resolves once the value is back past recoveryThreshold, so recoveryThreshold must be at most the threshold',
+  ]);
+  t.same(errors('THRESHOLD', leaf({ operator: 'LESS_THAN', recoveryThreshold: 4 })), [
+    'recoveryThreshold 4 is on the wrong side of threshold 5: with LESS_THAN the rule fires below the threshold and resolves once the value is back past recoveryThreshold, so recoveryThreshold must be at least the threshold',
+  ]);
+  t.same(errors('THRESHOLD', leaf({ operator: 'EQUALS', recoveryThreshold: 4 })), [
+    'recoveryThreshold needs an ordering operator (GREATER_THAN, GREATER_THAN_OR_EQUAL, LESS_THAN, LESS_THAN_OR_EQUAL), not EQUALS',
+  ]);
+  t.same(errors('THRESHOLD', leaf({ recoveryThreshold: '1' })), [
+    'Invalid recoveryThreshold "1": expected a finite number',
+  ]);
+  t.end();
+});

@@ -1,6 +1,7 @@
 // RuleEngine.putRules, the incremental update after one rule changed: only the named ids are
 // replaced or dropped, the others keep their preparation and throttling, priority order holds.
 import t from 'tap';
+import type { AlertResolution } from '../../../src/domain/rules/alert.ts';
 import { RuleEngine } from '../../../src/domain/rules/rule-engine.ts';
 import { SECOND, T0, activeRule, leaf, mix, newAggregator } from './engine-fixtures.ts';
 
@@ -30,10 +31,12 @@ void t.test('adds, replaces and drops only the named rules, in priority order', 
   );
   engine.putRules([3], [activeRule(3, quiet, { priority: 10, suppressionWindowMinutes: 0 })]);
   engine.putRules([1], [activeRule(1, holds, { priority: 20, suppressionWindowMinutes: 0 })]);
+  const resolved: AlertResolution[] = [];
+  t.same(engine.tick(aggregator, clock.now() + SECOND, resolved), [], 'rule 1 is still FIRING');
   t.same(
-    engine.tick(aggregator, clock.now() + SECOND).map((a) => a.ruleId),
-    [1],
-    'rule 3 now checks its new condition',
+    resolved.map((r) => r.ruleId),
+    [3],
+    'rule 3 now checks its new condition: false, so its incident resolves',
   );
   t.end();
 });

@@ -2,6 +2,7 @@
 // window edges, RATE_CHANGE baselines, nested logic, priority order and what an alert carries.
 import t from 'tap';
 import type { WindowedMetrics } from '../../../src/domain/metrics/windows/window-reads.ts';
+import type { AlertResolution, FiredAlert } from '../../../src/domain/rules/alert.ts';
 import { RuleEngine } from '../../../src/domain/rules/rule-engine.ts';
 import {
   MINUTE,
@@ -14,6 +15,9 @@ import {
   newAggregator,
   node,
 } from './engine-fixtures.ts';
+
+/** A fired alert without its explanation tree (evaluator.test.ts checks trees). */
+const brief = ({ explanation: _, ...rest }: FiredAlert): Omit<FiredAlert, 'explanation'> => rest;
 
 void t.test('fires when the condition holds, with what matched and the values', (t) => {
   const { aggregator, clock } = newAggregator();
@@ -30,7 +34,7 @@ void t.test('fires when the condition holds, with what matched and the values', 
     activeRule(2, leaf('errorRate', 'GREATER_THAN', 50, 1)),
   ]);
   t.equal(engine.size(), 2);
-  t.same(engine.tick(aggregator, now), [
+  t.same(engine.tick(aggregator, now).map(brief), [
     {
       ruleId: 1,
       ruleName: 'High error rate',
@@ -41,6 +45,7 @@ void t.test('fires when the condition holds, with what matched and the values', 
       currentValues: { errorRate: 30 },
       condition: 'errorRate > 20 [1 min]',
       message: "Rule 'High error rate' (CRITICAL) triggered: errorRate 30 > 20",
+      explanationText: 'errorRate over 1 min = 30 > 20',
     },
   ]);
   t.end();
@@ -90,9 +95,12 @@ void t.test('window edges: the current partial minute plus the N-1 before it', a
     aggregator.record(mix(T0 + 59 * SECOND, 1, 0));
     t.equal(engine.tick(aggregator, T0 + 59 * SECOND).length, 1, 'same minute');
     clock.set(T0 + MINUTE - 1);
-    t.equal(engine.tick(aggregator, clock.now()).length, 1, 'last ms of that minute');
+    const resolved: AlertResolution[] = [];
+    t.same(engine.tick(aggregator, clock.now(), resolved), [], 'one incident: fired once');
+    t.same(resolved, [], 'last ms of that minute: still holds');
     clock.set(T0 + MINUTE);
-    t.same(engine.tick(aggregator, clock.now()), [], 'first ms of the next minute: out');
+    t.same(engine.tick(aggregator, clock.now(), resolved), []);
+    t.match(resolved, [{ ruleId: 1 }], 'first ms of the next minute: out, resolved');
     t.end();
   });
 
@@ -102,12 +110,17 @@ void t.test('window edges: the current partial minute plus the N-1 before it', a
     engine.setRules([activeRule(1, leaf('totalErrors', 'GREATER_THAN_OR_EQUAL', 1, 5))]);
     clock.set(T0 + 10 * SECOND);
     aggregator.record(mix(T0 + 10 * SECOND, 1, 0)); // minute 0
+    const resolved: AlertResolution[] = [];
     for (const at of [T0 + 10 * SECOND, T0 + 4 * MINUTE, T0 + 5 * MINUTE - 1]) {
       clock.set(at);
-      t.equal(engine.tick(aggregator, at).length, 1, `in at +${(at - T0) / SECOND}s`);
+      engine.tick(aggregator, at, resolved);
+      t.equal(engine.stateOf(1), 'FIRING', `in at +${(at - T0) / SECOND}s`);
     }
+    t.same(resolved, []);
     clock.set(T0 + 5 * MINUTE);
-    t.same(engine.tick(aggregator, clock.now()), [], 'out at +300s');
+    engine.tick(aggregator, clock.now(), resolved);
+    t.equal(engine.stateOf(1), 'OK', 'out at +300s');
+    t.equal(resolved.length, 1);
     t.end();
   });
 
@@ -287,15 +300,16 @@ void t.test('priority order: higher priority first, then lower id', (t) => {
     [2, 6, 5, 1, 4],
   );
   // A change of priority takes effect at the next setRules.
-  engine.setRules([activeRule(1, holds, { priority: 50 }), activeRule(2, holds, { priority: 10 })]);
+  const again = new RuleEngine();
+  again.setRules([activeRule(1, holds, { priority: 50 }), activeRule(2, holds, { priority: 10 })]);
   t.same(
-    engine.tick(aggregator, clock.now() + SECOND).map((a) => a.ruleId),
+    again.tick(aggregator, clock.now() + SECOND).map((a) => a.ruleId),
     [1, 2],
   );
   t.end();
 });
 
-void t.test('setRules keeps the throttling of rules it already has', (t) => {
+void t.test('setRules keeps the throttling and lifecycle of rules it already has', (t) => {
   const { aggregator, clock } = newAggregator();
   clock.set(T0 + 30 * SECOND);
   aggregator.record(mix(T0, 5, 5));
@@ -303,20 +317,25 @@ void t.test('setRules keeps the throttling of rules it already has', (t) => {
   const engine = new RuleEngine();
   engine.setRules([activeRule(1, config, { suppressionWindowMinutes: 5 })]);
   t.equal(engine.tick(aggregator, clock.now()).length, 1);
-  // Reloaded (e.g. after another rule changed) with no stored alert yet: still suppressed.
+  // Reloaded (e.g. after another rule changed): still FIRING, nothing fires again.
+  t.same(engine.setRules([activeRule(1, config, { suppressionWindowMinutes: 5, version: 2 })]), []);
+  t.equal(engine.stateOf(1), 'FIRING');
+  t.same(engine.tick(aggregator, clock.now() + SECOND), []);
+  // The next minute has no events: it resolves; then the condition holds again.
+  const resolved: AlertResolution[] = [];
+  clock.set(T0 + MINUTE);
+  engine.tick(aggregator, clock.now(), resolved);
+  t.equal(resolved.length, 1);
+  aggregator.record(mix(T0 + MINUTE + 10 * SECOND, 5, 5));
+  clock.set(T0 + MINUTE + 20 * SECOND);
   engine.setRules([
     activeRule(1, config, { suppressionWindowMinutes: 5, version: 2 }),
     activeRule(2, config, { suppressionWindowMinutes: 5, recentAlerts: [T0] }),
   ]);
-  t.same(engine.tick(aggregator, clock.now() + SECOND), [], 'both suppressed');
-  t.match(
-    engine.throttleNote(1, clock.now() + SECOND),
-    /^suppressed until 2026-11-22T10:05:30\.000Z/,
-  );
-  t.match(
-    engine.throttleNote(2, clock.now() + SECOND),
-    /^suppressed until 2026-11-22T10:05:00\.000Z/,
-  );
+  t.same(engine.tick(aggregator, clock.now()), [], 'both suppressed');
+  t.equal(engine.stateOf(1), 'PENDING', 'held back by throttling: PENDING');
+  t.match(engine.throttleNote(1, clock.now()), /^suppressed until 2026-11-22T10:05:30\.000Z/);
+  t.match(engine.throttleNote(2, clock.now()), /^suppressed until 2026-11-22T10:05:00\.000Z/);
   t.equal(engine.throttleNote(3, clock.now()), undefined, 'unknown rule: no note');
   // A shorter suppression applies at once to the rule's existing history.
   engine.setRules([activeRule(1, config, { suppressionWindowMinutes: 0 })]);

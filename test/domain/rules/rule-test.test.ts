@@ -4,6 +4,7 @@ import { generateDrl } from '../../../src/domain/rules/drl.ts';
 import { validateRuleConfig } from '../../../src/domain/rules/rule-config-validation.ts';
 import { testRule, type RuleTestInput } from '../../../src/domain/rules/rule-test.ts';
 import { fakeMetrics } from './fake-metrics.ts';
+import { explainedLeaf } from '../../support/explanations.ts';
 
 const base: RuleTestInput = {
   name: 'High error rate',
@@ -86,6 +87,7 @@ void t.test('a valid rule: SUCCESS, its DRL and the simulation (spec 4.3 rule 2)
       wouldTrigger: true,
       matchedConditions: ['errorRate 12.5 > 5'],
       currentValues: { errorRate: 12.5 },
+      explanation: explainedLeaf(),
     },
     recommendations: [],
   });
@@ -94,10 +96,11 @@ void t.test('a valid rule: SUCCESS, its DRL and the simulation (spec 4.3 rule 2)
     metrics,
   );
   t.equal(quiet.message, 'Rule compiled successfully. The rule would not trigger now.');
-  t.same(quiet.simulationResult, {
+  t.match(quiet.simulationResult, {
     wouldTrigger: false,
     matchedConditions: [],
     currentValues: { errorRate: 12.5 },
+    explanation: { value: 12.5, comparedWith: 50, result: false },
   });
   t.end();
 });
@@ -216,6 +219,14 @@ void t.test('RATE_CHANGE without a baseline says why in the message', (t) => {
     wouldTrigger: false,
     matchedConditions: [],
     currentValues: { errorRate: 10, 'previous(errorRate)': 0 },
+    explanation: explainedLeaf({
+      measure: 'percentChange',
+      windowMinutes: 10,
+      threshold: 50,
+      comparedWith: 50,
+      value: null,
+      result: false,
+    }),
   });
   t.end();
 });

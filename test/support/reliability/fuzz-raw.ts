@@ -7,6 +7,7 @@ import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { probeHealth } from './probes.ts';
 import { problemsOf } from './fuzz-http.ts';
+import { TEST_ADMIN_KEY } from '../keys.ts';
 
 export interface RawAnswer {
   readonly status: number;
@@ -92,7 +93,7 @@ export function parseResponses(data: Buffer): RawAnswer[] {
 
 const event = '{"eventType":"raw.case","source":"fuzz-raw"}';
 const post = (headers: string, body = ''): string =>
-  `POST /api/v1/events HTTP/1.1\r\nHost: x\r\n${headers}\r\n${body}`;
+  `POST /api/v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_ADMIN_KEY}\r\n${headers}\r\n${body}`;
 
 interface CaseDef {
   readonly name: string;
@@ -181,7 +182,12 @@ export function rawCases(slowMs: number): CaseDef[] {
     },
     {
       name: 'raw UTF-8 in the path',
-      steps: [Buffer.from('GET /api/v1/events/type/é✓😀 HTTP/1.1\r\nHost: x\r\n\r\n', 'utf8')],
+      steps: [
+        Buffer.from(
+          `GET /api/v1/events/type/é✓😀 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_ADMIN_KEY}\r\n\r\n`,
+          'utf8',
+        ),
+      ],
       waitMs: 3000,
     },
     {
@@ -282,7 +288,7 @@ export function rawCases(slowMs: number): CaseDef[] {
     {
       name: 'WebSocket upgrade on an HTTP route',
       steps: [
-        'GET /api/v1/events HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n',
+        `GET /api/v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_ADMIN_KEY}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`,
       ],
       waitMs: 3000,
     },

@@ -6,6 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import fc from 'fast-check';
 import WebSocket from 'ws';
+import { TEST_ADMIN_KEY } from '../keys.ts';
 
 interface GeneratedFrame {
   readonly bytes: Buffer;
@@ -107,7 +108,7 @@ const connectFrame: fc.Arbitrary<GeneratedFrame> = fc
   })
   .map(({ version, heartbeat }) => ({
     bytes: Buffer.from(
-      `CONNECT\naccept-version:${version}\nhost:vigil\nheart-beat:${heartbeat}\n\n\0`,
+      `CONNECT\naccept-version:${version}\nhost:vigil\nheart-beat:${heartbeat}\npasscode:${TEST_ADMIN_KEY}\n\n\0`,
     ),
   }));
 

@@ -7,6 +7,7 @@ import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as hdr from 'hdr-histogram-js';
 import type postgres from 'postgres';
+import { keyHeaders } from '../keys.ts';
 
 export type Outcome =
   /** 202: the service promised the event is stored. */
@@ -124,7 +125,11 @@ function post(
         port: url.port,
         path,
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          ...keyHeaders(),
+        },
       },
       (res) => {
         const chunks: Buffer[] = [];

@@ -8,6 +8,7 @@ import * as hdr from 'hdr-histogram-js';
 import { eventBody } from './ingest-load.ts';
 import { maxOf, minOf, rssSampler } from './probes.ts';
 import type { ServerProcess } from '../service-process.ts';
+import { keyHeaders } from '../keys.ts';
 
 export interface OverloadStep {
   readonly connections: number;
@@ -81,7 +82,7 @@ export async function runOverloadStep(
           {
             method: 'POST',
             path: batch ? '/api/v1/events/batch' : '/api/v1/events',
-            headers: { 'content-type': 'application/json' },
+            headers: { 'content-type': 'application/json', ...keyHeaders() },
             body,
             onResponse: (status, text, _context, headers) => {
               if (status === 202) {

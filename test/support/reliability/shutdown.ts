@@ -10,6 +10,7 @@ import { freePort } from '../free-port.ts';
 import type { RunDatabase } from '../run-databases.ts';
 import { checkStored, startIngestLoad, type StoreCheck } from './ingest-load.ts';
 import { spawnVigil, type Exit } from '../service-process.ts';
+import { TEST_ADMIN_KEY } from '../keys.ts';
 
 export interface ShutdownOptions {
   readonly connections: number;
@@ -71,7 +72,8 @@ export async function runShutdown(
     held = net.connect(proc.port, '127.0.0.1');
     held.on('error', () => {});
     held.write(
-      'POST /api/v1/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"eventType":',
+      `POST /api/v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_ADMIN_KEY}\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"eventType":',
     );
     await sleep(200);
   }

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import WebSocket from 'ws';
+import { TEST_ADMIN_KEY } from '../keys.ts';
 
 export const stompFrame = (
   command: string,
@@ -20,6 +21,7 @@ export const CONNECT = stompFrame('CONNECT', {
   'accept-version': '1.2',
   host: 'vigil',
   'heart-beat': '0,0',
+  passcode: TEST_ADMIN_KEY,
 });
 
 export interface Closed {

@@ -1,0 +1,72 @@
+/**
+ * @module The contact points, held in memory on the front thread, where deliveries resolve a
+ * rule's channel entries. Kept here rather than read through the pool per delivery: an alert then
+ * costs no database round trip before its first request, and a database outage does not turn every
+ * delivery into a failure. They are loaded at start, reloaded after every write through the API
+ * (the write's answer is sent once the reload finished, so the next alert sees it) and every
+ * RELOAD_MS, so that changes made through another instance arrive within that time.
+ */
+import type { StoragePool } from '../actors/storage-pool.ts';
+import type { ChannelRef, ContactPoint } from '../domain/contact-points/contact-point.ts';
+import type { Logger } from '../log.ts';
+import { REAL_TIMERS, type Timers } from '../timers.ts';
+import type { ContactPointLookup } from './deliver.ts';
+
+export const RELOAD_MS = 5000;
+
+export interface ContactPointDirectory extends ContactPointLookup {
+  /**
+   * Reads every contact point through the pool; resolves once the directory holds a set read after
+   * this call. A failure is logged and keeps the previous set (the periodic reload retries).
+   * Answers whether it succeeded.
+   */
+  reload(): Promise<boolean>;
+  /** Stops the periodic reload (shutdown). */
+  stop(): void;
+}
+
+/** What an entry means among `points`: the type's default, or the point of that name and type. */
+export function contactPointIndex(points: readonly ContactPoint[]): ContactPointLookup {
+  const byName = new Map(points.map((p) => [p.name, p]));
+  const defaults = new Map(points.filter((p) => p.isDefault).map((p) => [p.type, p]));
+  return {
+    resolve(ref: ChannelRef) {
+      if (ref.name === null) return defaults.get(ref.type);
+      const point = byName.get(ref.name);
+      return point?.type === ref.type ? point : undefined;
+    },
+  };
+}
+
+export function createContactPointDirectory(
+  pool: StoragePool,
+  log: Logger,
+  timers: Pick<Timers, 'setInterval' | 'clearInterval'> = REAL_TIMERS,
+): ContactPointDirectory {
+  let index = contactPointIndex([]);
+  // Reads may finish out of order: only a read started after the one applied last replaces it.
+  let started = 0;
+  let applied = 0;
+
+  const reload = async (): Promise<boolean> => {
+    const seq = ++started;
+    const result = await pool.run('listContactPoints', {});
+    if (!result.ok) {
+      log.error({ reason: result.message }, 'could not load the contact points');
+      return false;
+    }
+    if (seq > applied) {
+      applied = seq;
+      index = contactPointIndex(result.value);
+    }
+    return true;
+  };
+
+  const interval = timers.setInterval(() => void reload(), RELOAD_MS);
+  (interval as { unref?: () => void }).unref?.();
+  return {
+    reload,
+    resolve: (ref) => index.resolve(ref),
+    stop: () => timers.clearInterval(interval),
+  };
+}
