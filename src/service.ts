@@ -134,7 +134,8 @@ async function startOn(
   });
   const contactPoints = createContactPointDirectory(pool, log, hooks.contactPointTimers);
   started.push(() => contactPoints.stop());
-  if (!(await contactPoints.reload())) throw new Error('could not load the contact points');
+  const unloaded = await contactPoints.reload();
+  if (unloaded !== null) throw new Error(`could not load the contact points: ${unloaded}`);
   const notify = notifyOptionsFrom(config);
   const limiter = createDeliveryLimiter(
     { concurrency: config.NOTIFY_CONCURRENCY, queueMax: config.NOTIFY_QUEUE_MAX },

@@ -18,9 +18,9 @@ export interface ContactPointDirectory extends ContactPointLookup {
   /**
    * Reads every contact point through the pool; resolves once the directory holds a set read after
    * this call. A failure is logged and keeps the previous set (the periodic reload retries).
-   * Answers whether it succeeded.
+   * Answers null once loaded, else why it failed.
    */
-  reload(): Promise<boolean>;
+  reload(): Promise<string | null>;
   /** Stops the periodic reload (shutdown). */
   stop(): void;
 }
@@ -48,18 +48,18 @@ export function createContactPointDirectory(
   let started = 0;
   let applied = 0;
 
-  const reload = async (): Promise<boolean> => {
+  const reload = async (): Promise<string | null> => {
     const seq = ++started;
     const result = await pool.run('listContactPoints', {});
     if (!result.ok) {
       log.error({ reason: result.message }, 'could not load the contact points');
-      return false;
+      return result.message;
     }
     if (seq > applied) {
       applied = seq;
       index = contactPointIndex(result.value);
     }
-    return true;
+    return null;
   };
 
   const interval = timers.setInterval(() => void reload(), RELOAD_MS);
