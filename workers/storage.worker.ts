@@ -2,7 +2,9 @@
  * Storage worker (piscina thread): owns its postgres.js client and all SQL. One export per
  * operation of StorageHandlers; failures return as data. After COMMIT the stored events go
  * straight to the metrics actor over a BroadcastChannel (the front thread does not relay them),
- * those of the commits of the same 10 ms together.
+ * those of the commits of the same 10 ms together. Each insert leaves its page counts pending; a
+ * second later the worker folds every pending count into event_counts (and once at start, for
+ * those a stop or a crash left).
  */
 import { threadId, workerData } from 'node:worker_threads';
 import { connect } from '../src/db/connect.ts';
@@ -52,6 +54,25 @@ const flushStored = (): void => {
   metrics.postMessage(message);
 };
 
+/**
+ * How long a committed batch's page counts stay pending. Each fold upserts every counter row its
+ * batches touch once: the longer the wait, the fewer upserts per event, and the more pending rows
+ * each page read adds up (about COUNTS_FOLD_MS of ingest).
+ */
+const COUNTS_FOLD_MS = 1000;
+let foldTimer: NodeJS.Timeout | undefined;
+
+/** Pending counts stay correct, only slower to read, until a fold succeeds: a failed one retries. */
+const foldCounts = async (): Promise<void> => {
+  foldTimer = undefined;
+  const result = await guarded('foldEventCounts', () => events.foldEventCounts(sql));
+  if (!result.ok) scheduleFold();
+};
+
+function scheduleFold(): void {
+  foldTimer ??= setTimeout(() => void foldCounts(), COUNTS_FOLD_MS);
+}
+
 async function guarded<T>(op: string, run: () => Promise<T>): Promise<Result<T, DbFailure>> {
   try {
     return { ok: true, value: await run() };
@@ -61,11 +82,11 @@ async function guarded<T>(op: string, run: () => Promise<T>): Promise<Result<T, 
   }
 }
 
-export const insertEvents: StorageHandlers['insertEvents'] = async ({ events: batch, shard }) => {
+void foldCounts();
+
+export const insertEvents: StorageHandlers['insertEvents'] = async ({ events: batch }) => {
   const writtenAt = Date.now();
-  const result = await guarded('insertEvents', () =>
-    events.insertEvents(sql, batch, shard, writtenAt),
-  );
+  const result = await guarded('insertEvents', () => events.insertEvents(sql, batch, writtenAt));
   if (result.ok) {
     for (const e of batch) {
       stored.push({
@@ -78,6 +99,7 @@ export const insertEvents: StorageHandlers['insertEvents'] = async ({ events: ba
       });
     }
     flushTimer ??= setTimeout(flushStored, STORED_FLUSH_MS);
+    scheduleFold();
   }
   return result;
 };
