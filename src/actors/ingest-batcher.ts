@@ -27,11 +27,7 @@ export interface IngestBatcherOptions {
    * queueMax. Large events would otherwise fill memory long before queueMax events. Absent: no bound.
    */
   readonly queueMaxBytes?: number;
-  /**
-   * Batches written at once (the storage connections). Each write holds one slot, whose number is
-   * also the counter shard it writes, so concurrent batches never touch the same counter rows.
-   * Absent: unbounded.
-   */
+  /** Batches written at once (the storage connections). Absent: unbounded. */
   readonly maxInFlight?: number;
   /**
    * A request not answered this long after it arrived gets a database failure (500), whether its
@@ -114,8 +110,6 @@ export function createIngestBatcher(
   let pendingBytes = 0;
   let scheduled = false;
   let timer: unknown;
-  const freeSlots: number[] = [];
-  let slotsMade = 0;
   const inFlight = new Set<Promise<void>>();
   const overloaded = new AppError('OVERLOADED', 'Ingest queue is full, retry later', undefined, {
     'Retry-After': '1',
@@ -137,11 +131,11 @@ export function createIngestBatcher(
     return taken;
   };
 
-  const write = (requests: Request[], slot: number): void => {
+  const write = (requests: Request[]): void => {
     const events = requests.flatMap((r) => r.events);
     const bytes = requests.reduce((sum, r) => sum + r.bytes, 0);
     const settled = pool
-      .run('insertEvents', { events, shard: slot })
+      .run('insertEvents', { events })
       .then(
         (result) => {
           let offset = 0;
@@ -159,7 +153,6 @@ export function createIngestBatcher(
       .finally(() => {
         pendingEvents -= events.length;
         pendingBytes -= bytes;
-        freeSlots.push(slot);
         inFlight.delete(settled);
         // What queued up while this write ran is the next batch.
         pump();
@@ -184,7 +177,7 @@ export function createIngestBatcher(
         timer = timers.setTimeout(pump, wait, undefined);
         return;
       }
-      write(takeBatch(), freeSlots.pop() ?? slotsMade++);
+      write(takeBatch());
     }
   };
 

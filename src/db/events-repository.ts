@@ -13,13 +13,41 @@ const DEEP_OFFSET = 5000;
 const ALL_TYPES = '';
 
 /**
+ * A batch's events counted per (type, second), as the columns of one event_count_deltas row. The
+ * key puts the second first: a number holds no space, so no type can make two keys collide.
+ */
+function countsBySecond(events: readonly NewEvent[]): {
+  types: string[];
+  seconds: number[];
+  counts: number[];
+} {
+  const index = new Map<string, number>();
+  const types: string[] = [];
+  const seconds: number[] = [];
+  const counts: number[] = [];
+  for (const e of events) {
+    const second = Math.floor(e.timestamp / 1000);
+    const key = `${second} ${e.eventType}`;
+    const at = index.get(key);
+    if (at !== undefined) counts[at] = (counts[at] as number) + 1;
+    else {
+      index.set(key, counts.length);
+      types.push(e.eventType);
+      seconds.push(second);
+      counts.push(1);
+    }
+  }
+  return { types, seconds, counts };
+}
+
+/**
  * One statement per batch (one implicit transaction, one round trip): ids are drawn in the input
- * CTE so they come back in request order, and the page counts are added in the same statement.
+ * CTE so they come back in request order, and the batch's page counts go in as one pending row
+ * in the same statement (foldEventCounts adds them to event_counts later).
  */
 export async function insertEvents(
   sql: Sql,
   events: readonly NewEvent[],
-  shard: number,
   writtenAt: number,
 ): Promise<number[]> {
   const n = events.length;
@@ -46,6 +74,7 @@ export async function insertEvents(
     received[i] = e.receivedAt;
     latencies[i] = Math.max(0, writtenAt - e.receivedAt);
   }
+  const pending = countsBySecond(events);
   const rows = await sql<{ id: string }[]>`
     WITH input AS MATERIALIZED (
       SELECT nextval('events_id_seq') AS id, t.*
@@ -62,24 +91,42 @@ export async function insertEvents(
              tags::jsonb, metadata::jsonb, to_timestamp(received_ms / 1000.0), latency_ms
       FROM input
     ), counted AS (
-      INSERT INTO event_counts (event_type, granularity, bucket, shard, n)
-      SELECT k.event_type, k.granularity, k.bucket, ${shard}, count(*)
-      FROM input CROSS JOIN LATERAL (VALUES
-        (input.event_type, 'd'::"char", floor(input.ts_ms / 86400000)::bigint),
-        (input.event_type, 'h'::"char", floor(input.ts_ms / 3600000)::bigint),
-        (input.event_type, 's'::"char", floor(input.ts_ms / 1000)::bigint),
-        (${ALL_TYPES}, 'd'::"char", floor(input.ts_ms / 86400000)::bigint),
-        (${ALL_TYPES}, 'h'::"char", floor(input.ts_ms / 3600000)::bigint),
-        (${ALL_TYPES}, 's'::"char", floor(input.ts_ms / 1000)::bigint)
-      ) AS k(event_type, granularity, bucket)
-      GROUP BY 1, 2, 3
-      -- One lock order for every writer: two batches sharing counter rows wait, never deadlock.
-      ORDER BY 1, 2, 3
-      ON CONFLICT (event_type, granularity, bucket, shard)
-      DO UPDATE SET n = event_counts.n + EXCLUDED.n
+      INSERT INTO event_count_deltas (event_types, seconds, counts)
+      VALUES (${pending.types}::text[], ${pending.seconds}::int8[], ${pending.counts}::int8[])
     )
     SELECT id FROM input ORDER BY ord`;
   return rows.map((r) => Number(r.id));
+}
+
+/**
+ * Moves every pending count row into event_counts (day, hour and second; per type and for all
+ * types), in one statement: a reader's snapshot sees each batch's counts either still pending or
+ * folded, never both. Two folds at once take disjoint rows (a deleted row is skipped), and upsert
+ * in one order, so they wait for each other at worst.
+ */
+export async function foldEventCounts(sql: Sql): Promise<void> {
+  await sql`
+    WITH taken AS (
+      DELETE FROM event_count_deltas RETURNING event_types, seconds, counts
+    ), folded AS (
+      SELECT k.event_type, k.granularity, k.bucket, sum(u.n) AS n
+      FROM taken, unnest(taken.event_types, taken.seconds, taken.counts) AS u(event_type, s, n)
+      CROSS JOIN LATERAL (VALUES
+        (u.event_type, 'd'::"char", floor(u.s / 86400.0)::bigint),
+        (u.event_type, 'h'::"char", floor(u.s / 3600.0)::bigint),
+        (u.event_type, 's'::"char", u.s),
+        (${ALL_TYPES}, 'd'::"char", floor(u.s / 86400.0)::bigint),
+        (${ALL_TYPES}, 'h'::"char", floor(u.s / 3600.0)::bigint),
+        (${ALL_TYPES}, 's'::"char", u.s)
+      ) AS k(event_type, granularity, bucket)
+      GROUP BY 1, 2, 3
+    )
+    INSERT INTO event_counts (event_type, granularity, bucket, shard, n)
+    SELECT event_type, granularity, bucket, 0, n FROM folded
+    -- One lock order for every fold: two folds sharing counter rows wait, never deadlock.
+    ORDER BY 1, 2, 3
+    ON CONFLICT (event_type, granularity, bucket, shard)
+    DO UPDATE SET n = event_counts.n + EXCLUDED.n`;
 }
 
 interface EventRow {
@@ -132,10 +179,31 @@ export async function getEvent(sql: Sql, id: number): Promise<EventRecord | null
 
 type PageRow = EventRow & { total: string };
 
+/** The levels below a day: the parent CTE they sit in, and the pending columns that match. */
+const LEVELS = {
+  hours: { parent: 'd', grain: 'h', per: 24, pending: 'hour', pendingParent: 'day' },
+  secs: { parent: 'h', grain: 's', per: 3600, pending: 's', pendingParent: 'hour' },
+} as const;
+
+/** One level's counts inside the bucket its parent found: the scope's folded rows and pending ones. */
+function levelCounts(sql: Sql, scope: string, level: (typeof LEVELS)[keyof typeof LEVELS]) {
+  const parent = sql(level.parent);
+  return sql`
+      SELECT bucket, sum(n) AS n FROM (
+        SELECT x.bucket, x.n FROM event_counts x, ${parent}
+        WHERE x.event_type = ${scope} AND x.granularity = ${level.grain}::"char"
+          AND x.bucket BETWEEN ${parent}.bucket * ${level.per}::int8
+                           AND ${parent}.bucket * ${level.per}::int8 + ${level.per - 1}::int8
+        UNION ALL SELECT p.${sql(level.pending)}, p.n FROM pending p, ${parent}
+        WHERE p.${sql(level.pendingParent)} = ${parent}.bucket
+      ) x GROUP BY bucket`;
+}
+
 /**
  * A page in (timestamp desc, id desc) order with its exact total, in ONE statement (one snapshot,
  * one round trip): the total sums the day counts; a shallow page skips `offset` index entries; a
- * deep one walks day, hour, then second counts, and skips only within one second's events. An
+ * deep one walks day, hour, then second counts, and skips only within one second's events. Each
+ * level adds the pending counts (not yet folded, about a second of ingest) of the scope. An
  * empty page still yields one row, carrying the total with null event columns.
  */
 export async function listEvents(
@@ -147,6 +215,7 @@ export async function listEvents(
   const scope = eventType ?? ALL_TYPES;
   const offset = page * size;
   const typeFilter = eventType === null ? sql`` : sql`AND event_type = ${eventType}`;
+  const pendingFilter = eventType === null ? sql`` : sql`WHERE u.event_type = ${eventType}`;
   const pageRows =
     offset <= DEEP_OFFSET
       ? sql`
@@ -158,29 +227,29 @@ export async function listEvents(
         ORDER BY ts DESC, id DESC
         LIMIT ${size} OFFSET (SELECT ${offset}::int8 - before FROM sec)`;
   const rows = await sql<PageRow[]>`
-    WITH days AS (
-      SELECT bucket, sum(n) AS n FROM event_counts
-      WHERE event_type = ${scope} AND granularity = 'd' GROUP BY bucket
+    WITH pending AS MATERIALIZED (
+      SELECT u.s, floor(u.s / 3600.0)::bigint AS hour, floor(u.s / 86400.0)::bigint AS day,
+             sum(u.n) AS n
+      FROM event_count_deltas x, unnest(x.event_types, x.seconds, x.counts) AS u(event_type, s, n)
+      ${pendingFilter}
+      GROUP BY u.s
+    ), days AS (
+      SELECT bucket, sum(n) AS n FROM (
+        SELECT bucket, n FROM event_counts WHERE event_type = ${scope} AND granularity = 'd'
+        UNION ALL SELECT day, n FROM pending
+      ) x GROUP BY bucket
     ), total AS (
       SELECT coalesce(sum(n), 0)::int8 AS total FROM days
     ), d AS (
       SELECT bucket, cum - n AS before
       FROM (SELECT bucket, n, sum(n) OVER (ORDER BY bucket DESC) AS cum FROM days) c
       WHERE cum > ${offset} ORDER BY bucket DESC LIMIT 1
-    ), hours AS (
-      SELECT x.bucket, sum(x.n) AS n FROM event_counts x, d
-      WHERE x.event_type = ${scope} AND x.granularity = 'h'
-        AND x.bucket BETWEEN d.bucket * 24 AND d.bucket * 24 + 23
-      GROUP BY x.bucket
+    ), hours AS (${levelCounts(sql, scope, LEVELS.hours)}
     ), h AS (
       SELECT c.bucket, d.before + c.cum - c.n AS before
       FROM (SELECT bucket, n, sum(n) OVER (ORDER BY bucket DESC) AS cum FROM hours) c, d
       WHERE c.cum > ${offset} - d.before ORDER BY c.bucket DESC LIMIT 1
-    ), secs AS (
-      SELECT x.bucket, sum(x.n) AS n FROM event_counts x, h
-      WHERE x.event_type = ${scope} AND x.granularity = 's'
-        AND x.bucket BETWEEN h.bucket * 3600 AND h.bucket * 3600 + 3599
-      GROUP BY x.bucket
+    ), secs AS (${levelCounts(sql, scope, LEVELS.secs)}
     ), sec AS (
       SELECT c.bucket, h.before + c.cum - c.n AS before
       FROM (SELECT bucket, n, sum(n) OVER (ORDER BY bucket DESC) AS cum FROM secs) c, h

@@ -36,8 +36,6 @@ export interface StorageHandlers {
   /** Group commit: one statement for the whole batch; ids in input order. */
   insertEvents(input: {
     readonly events: readonly NewEvent[];
-    /** The batcher's writer slot: concurrent batches add to different counter rows. */
-    readonly shard: number;
   }): Promise<Result<readonly number[], DbFailure>>;
   listEvents(input: {
     readonly eventType: string | null;

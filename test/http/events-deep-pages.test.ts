@@ -177,3 +177,47 @@ void t.test('a back-dated event arriving later moves the deep pages by one', asy
     now.slice(from * size),
   );
 });
+
+void t.test('the same pages with their counts pending and once folded', async (t) => {
+  const check = async (label: string): Promise<void> => {
+    const all = order(sent);
+    const a = order(sent.filter((e) => e.type === 'deep.a'));
+    for (const offset of [5001, 5500, all.length - 1]) {
+      const page = await getPage(`/api/v1/events?page=${offset}&size=1`);
+      t.same(
+        page.content.map((e) => e.id),
+        [all[offset]],
+        `${label}: offset ${offset}`,
+      );
+      t.equal(page.totalElements, all.length, `${label}: total`);
+    }
+    const page = await getPage(`/api/v1/events/type/deep.a?page=5432&size=1`);
+    t.same(
+      page.content.map((e) => e.id),
+      [a[5432]],
+      `${label}: deep.a offset 5432`,
+    );
+    t.equal(page.totalElements, a.length, `${label}: deep.a total`);
+  };
+  const pending = async (): Promise<number> => {
+    const [row] = await svc.db.sql<{ n: number }[]>`
+      SELECT count(*)::int4 AS n FROM event_count_deltas`;
+    return row?.n ?? 0;
+  };
+  // A fold writes event_counts: holding that table's EXCLUSIVE lock (reads still pass) keeps the
+  // counts of the events posted now pending while the pages are read.
+  await svc.db.sql.begin(async (tx) => {
+    await tx`LOCK TABLE event_counts IN EXCLUSIVE MODE`;
+    const middle = sent.find((e) => e.id === order(sent)[5200]);
+    if (middle === undefined) throw new Error('no event at offset 5200');
+    for (let i = 0; i < 3; i++) {
+      const json = { eventType: 'deep.a', source: 'pending', timestamp: new Date(middle.ts) };
+      const ack = await readAck(await svc.request('/api/v1/events', { json }));
+      sent.push({ id: idOf(ack.eventId), ts: middle.ts, type: 'deep.a' });
+    }
+    t.ok((await pending()) > 0, 'counts are pending');
+    await check('pending');
+  });
+  while ((await pending()) > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+  await check('folded');
+});
