@@ -3,6 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import t from 'tap';
 import { THREAD_NAMES } from '../../src/instrumentation/thread-name.ts';
+import { waitUntil } from '../service/alerts-helpers.ts';
 import { startTestService } from '../support/service.ts';
 
 const threadNames = (): string[] =>
@@ -16,7 +17,13 @@ const threadNames = (): string[] =>
 
 t.test('two storage workers and one metrics actor, each named', async (t) => {
   await startTestService(t, { STORAGE_WORKERS: '2' });
-  const names = threadNames();
+  // A worker names itself as its first step; the service may be listening before the second
+  // storage worker got that far.
+  const names = await waitUntil(
+    () => threadNames(),
+    (now) => now.filter((n) => n === THREAD_NAMES.storage).length >= 2,
+    'both storage workers to name themselves',
+  );
   t.equal(names.filter((n) => n === THREAD_NAMES.storage).length, 2, 'storage workers');
   t.equal(names.filter((n) => n === THREAD_NAMES.metrics).length, 1, 'the metrics actor');
 });
