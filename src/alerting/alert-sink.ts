@@ -52,6 +52,10 @@ const DELIVERY_FLUSH_MS = 50;
 /** ...or once this many are held. */
 const DELIVERY_FLUSH_MAX = 200;
 
+/** Stored transitions published (and their deliveries started) per turn of the event loop. */
+const HANDLED_PER_TURN = 50;
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 /** The /topic/alerts message: the alert as stored and what just happened to it. */
 export const alertMessage = (alert: AlertRecord, transition: AlertTransitionName): string =>
   JSON.stringify({ ...alert, transition } satisfies AlertMessage);
@@ -105,21 +109,25 @@ export function createAlertSink(deps: AlertSinkDeps): AlertSink {
     recorder.add({ alertId: alert.id, deliveries });
   };
 
-  /** Publishes what was stored, in order, and starts the deliveries of the FIRING ones. */
-  const stored = (
+  /**
+   * Publishes what was stored, in order, and starts the deliveries of the FIRING ones, a slice per
+   * turn: requests get the thread in between, however many rules fired at once.
+   */
+  const stored = async (
     batch: readonly AlertTransition[],
     records: readonly StoredTransition[],
-  ): void => {
-    records.forEach((record, i) => {
-      const transition = batch[i];
+  ): Promise<void> => {
+    for (const [i, record] of records.entries()) {
+      if (i > 0 && i % HANDLED_PER_TURN === 0) await nextTurn();
       if (record.kind === 'resolved') {
         for (const alert of record.alerts) deps.publish(alertMessage(alert, 'RESOLVED'));
-        return;
+        continue;
       }
       deps.publish(alertMessage(record.alert, 'FIRING'));
+      const transition = batch[i];
       if (transition?.kind === 'fired' && transition.alert.notificationChannels.length > 0)
         track(deliver(record.alert, transition.alert));
-    });
+    }
   };
 
   const storeAccepted = async (): Promise<void> => {
@@ -135,7 +143,7 @@ export function createAlertSink(deps: AlertSinkDeps): AlertSink {
       );
       return;
     }
-    stored(batch, result.value);
+    await stored(batch, result.value);
   };
   const store = (): void => track(serially(storeAccepted));
 
