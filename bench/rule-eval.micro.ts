@@ -82,6 +82,8 @@ function activeRules(): ActiveRule[] {
       id: i + 1,
       version: 1,
       ruleConfig: checked.config,
+      notificationChannels: [],
+      notificationConfig: null,
       recentAlerts: [],
       firingSince: null,
     };

@@ -7,7 +7,7 @@
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { gzipSync } from 'node:zlib';
 import { Aggregator } from '../src/domain/metrics/aggregator.ts';
-import type { AlertResolution } from '../src/domain/rules/alert.ts';
+import type { AlertResolution, AlertTransition } from '../src/domain/rules/alert.ts';
 import { RuleEngine } from '../src/domain/rules/rule-engine.ts';
 import { testRule } from '../src/domain/rules/rule-test.ts';
 import { TickTimer } from '../src/instrumentation/tick-timer.ts';
@@ -64,28 +64,36 @@ const stateNote = (ruleId: number, now: number): string | undefined => {
   return parts.length === 0 ? undefined : parts.join('. ');
 };
 
+/** Posts transitions in one message: the front stores those of one message together. */
+const postTransitions = (transitions: readonly AlertTransition[]): void => {
+  if (transitions.length > 0) post({ type: 'alerts', transitions });
+};
+
 const resolved: AlertResolution[] = [];
 const evaluate = (): void => {
   const fired = tickTimer.time(() => engine.tick(aggregator, Date.now(), resolved));
-  for (const resolution of resolved)
-    post({ type: 'alert', transition: { kind: 'resolved', resolution } });
+  postTransitions([
+    ...resolved.map((resolution): AlertTransition => ({ kind: 'resolved', resolution })),
+    ...fired.map((alert): AlertTransition => ({ kind: 'fired', alert })),
+  ]);
   resolved.length = 0;
-  for (const alert of fired) post({ type: 'alert', transition: { kind: 'fired', alert } });
 };
 
 /** A rule that left evaluation while FIRING (paused, archived, deleted): its incident resolves. */
 const resolveLeft = (ids: readonly number[]): void => {
   const now = Date.now();
-  for (const ruleId of ids) {
-    const resolution: AlertResolution = {
-      ruleId,
-      resolvedAt: now,
-      cause: 'rule-inactive',
-      valuesAtResolve: null,
-      resolveExplanation: null,
-    };
-    post({ type: 'alert', transition: { kind: 'resolved', resolution } });
-  }
+  postTransitions(
+    ids.map((ruleId): AlertTransition => ({
+      kind: 'resolved',
+      resolution: {
+        ruleId,
+        resolvedAt: now,
+        cause: 'rule-inactive',
+        valuesAtResolve: null,
+        resolveExplanation: null,
+      },
+    })),
+  );
 };
 const evaluation = setInterval(evaluate, data.evaluationMs);
 

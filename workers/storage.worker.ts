@@ -190,17 +190,14 @@ export const ruleStatistics: StorageHandlers['ruleStatistics'] = () =>
 export const regenerateDrls: StorageHandlers['regenerateDrls'] = () =>
   guarded('regenerateDrls', () => rules.regenerateDrls(sql));
 
-export const recordAlert: StorageHandlers['recordAlert'] = ({ alert }) =>
-  guarded('recordAlert', () => alerts.recordAlert(sql, alert));
+export const recordTransitions: StorageHandlers['recordTransitions'] = ({ transitions }) =>
+  guarded('recordTransitions', () => alerts.recordTransitions(sql, transitions));
 
-export const recordDeliveries: StorageHandlers['recordDeliveries'] = ({ id, deliveries }) =>
+export const recordDeliveries: StorageHandlers['recordDeliveries'] = ({ results }) =>
   guarded('recordDeliveries', async () => {
-    await alerts.recordDeliveries(sql, id, deliveries);
+    await alerts.recordDeliveries(sql, results);
     return true as const;
   });
-
-export const resolveAlert: StorageHandlers['resolveAlert'] = ({ resolution }) =>
-  guarded('resolveAlert', () => alerts.resolveAlert(sql, resolution));
 
 const alertNotFound = { ok: false, code: 'NOT_FOUND', message: 'Alert not found' } as const;
 
@@ -319,9 +316,8 @@ export const deleteContactPoint: StorageHandlers['deleteContactPoint'] = async (
   deleteRule,
   ruleStatistics,
   regenerateDrls,
-  recordAlert,
+  recordTransitions,
   recordDeliveries,
-  resolveAlert,
   getAlert,
   acknowledgeAlert,
   inactiveRulesFiring,

@@ -113,8 +113,9 @@ export async function startMetricsActor(
         latestBytes = null;
         for (const listener of listeners) listener(latest.json);
         return;
-      case 'alert':
-        for (const listener of alertListeners) listener(notice.transition);
+      case 'alerts':
+        for (const transition of notice.transitions)
+          for (const listener of alertListeners) listener(transition);
         return;
       case 'reply': {
         const waiting = pending.get(notice.requestId);

@@ -1,22 +1,27 @@
 /**
- * @module Alert SQL (storage workers): recording an incident when it fires together with its
- * rule's trigger count (one statement, no read-modify-write), resolving and acknowledging it,
- * delivery results, reading and listing, and the ACTIVE rules with their last hour of alerts and
- * open incident for the evaluator. Parameterised queries only.
+ * @module Alert SQL (storage workers): recording the transitions of many rules at once (the
+ * incidents that fired with their rules' trigger counts, no read-modify-write, and the ones that
+ * resolved), acknowledging, delivery results of many alerts at once, reading and listing, and
+ * the ACTIVE rules with their notification settings, last hour of alerts and open incident for
+ * the evaluator. Instants cross in JSON documents as epoch ms, exact to the millisecond.
+ * Parameterised queries only.
  */
 import type {
   Acknowledgement,
+  AlertDeliveries,
   AlertFilter,
   AlertRecord,
   AlertResolution,
   AlertState,
+  AlertTransition,
   DeliveryResult,
   Explanation,
   FiredAlert,
+  StoredTransition,
 } from '../domain/rules/alert.ts';
 import type { ActiveRule } from '../domain/rules/rule.ts';
 import type { RuleSeverity } from '../domain/rules/rule-types.ts';
-import type { Sql } from './connect.ts';
+import type { Sql, Tx } from './connect.ts';
 
 interface AlertRow {
   id: string;
@@ -70,51 +75,177 @@ const toRecord = (row: AlertRow): AlertRecord => ({
   deliveries: row.deliveries,
 });
 
-const json = (sql: Sql, value: unknown) => sql.json(value as Parameters<Sql['json']>[0]);
+const json = (sql: Sql | Tx, value: unknown) => sql.json(value as Parameters<Sql['json']>[0]);
 
-/** Stores the incident, FIRING, and counts the trigger on its rule in the same statement (atomic). */
-export async function recordAlert(sql: Sql, alert: FiredAlert): Promise<AlertRecord> {
-  const triggeredAt = new Date(alert.triggeredAt);
-  const [row] = await sql<AlertRow[]>`
-    WITH counted AS (
-      -- greatest: alerts of one rule may be stored concurrently, the later one first.
-      UPDATE rules SET trigger_count = trigger_count + 1,
-                       last_triggered_at = greatest(last_triggered_at, ${triggeredAt})
-      WHERE id = ${alert.ruleId}
-    )
+/**
+ * Stores the incidents of `fired`, FIRING, in one statement; answers each one's stored row. The
+ * rules are distinct (one round), so each row is found again by its rule.
+ */
+async function insertFired(
+  tx: Tx,
+  fired: readonly FiredAlert[],
+): Promise<Map<number, AlertRecord>> {
+  if (fired.length === 0) return new Map();
+  const rows = fired.map((a, ord) => ({
+    ord,
+    rule_id: a.ruleId,
+    rule_name: a.ruleName,
+    rule_version: a.ruleVersion,
+    severity: a.severity,
+    triggered_at: a.triggeredAt,
+    matched_conditions: a.matchedConditions,
+    current_values: a.currentValues,
+    condition_text: a.condition,
+    message: a.message,
+    explanation: a.explanation,
+    explanation_text: a.explanationText,
+  }));
+  const stored = await tx<AlertRow[]>`
     INSERT INTO alerts (rule_id, rule_name, rule_version, severity, triggered_at, state,
                         matched_conditions, current_values, condition_text, message,
                         explanation, explanation_text)
-    VALUES (${alert.ruleId}, ${alert.ruleName}, ${alert.ruleVersion}, ${alert.severity},
-            ${triggeredAt}, 'FIRING', ${json(sql, alert.matchedConditions)},
-            ${json(sql, alert.currentValues)}, ${alert.condition}, ${alert.message},
-            ${alert.explanation === null ? null : json(sql, alert.explanation)},
-            ${alert.explanationText})
+    SELECT v.rule_id, v.rule_name, v.rule_version, v.severity,
+           'epoch'::timestamptz + v.triggered_at * interval '1 millisecond', 'FIRING',
+           v.matched_conditions, v.current_values, v.condition_text, v.message,
+           v.explanation, v.explanation_text
+    FROM jsonb_to_recordset(${json(tx, rows)}) AS v(
+           ord int4, rule_id int4, rule_name text, rule_version int4, severity text,
+           triggered_at int8, matched_conditions jsonb, current_values jsonb, condition_text text,
+           message text, explanation jsonb, explanation_text text)
+    ORDER BY v.ord
     RETURNING *`;
-  return toRecord(row as AlertRow);
+  return new Map(stored.map((row) => [row.rule_id, toRecord(row)]));
 }
 
 /**
- * Resolves the open incident of the resolution's rule (normally one; any stale one too). The
- * reason: `condition cleared`, or for a rule that left evaluation, what its status says now.
+ * Resolves the open incidents (normally one; any stale one too) of each resolution's rule, in one
+ * statement; answers them by rule. The reason: `condition cleared`, or for a rule that left
+ * evaluation, what its status says now.
  */
-export async function resolveAlert(sql: Sql, resolution: AlertResolution): Promise<AlertRecord[]> {
-  const at = new Date(resolution.resolvedAt);
-  const cleared = resolution.cause === 'condition-cleared';
-  const rows = await sql<AlertRow[]>`
+async function resolveOpen(
+  tx: Tx,
+  resolutions: readonly AlertResolution[],
+): Promise<Map<number, AlertRecord[]>> {
+  const byRule = new Map<number, AlertRecord[]>();
+  if (resolutions.length === 0) return byRule;
+  const rows = resolutions.map((r) => ({
+    rule_id: r.ruleId,
+    resolved_at: r.resolvedAt,
+    cleared: r.cause === 'condition-cleared',
+    values_at_resolve: r.valuesAtResolve,
+    resolve_explanation: r.resolveExplanation,
+  }));
+  const resolved = await tx<AlertRow[]>`
     UPDATE alerts a
     SET state = 'RESOLVED',
-        resolved_at = greatest(${at}, a.triggered_at),
-        values_at_resolve = ${resolution.valuesAtResolve === null ? null : json(sql, resolution.valuesAtResolve)},
-        resolve_explanation = ${resolution.resolveExplanation === null ? null : json(sql, resolution.resolveExplanation)},
-        resolved_reason = CASE WHEN ${cleared}::boolean THEN 'condition cleared' ELSE coalesce(
+        resolved_at = greatest('epoch'::timestamptz + v.resolved_at * interval '1 millisecond',
+                           a.triggered_at),
+        values_at_resolve = v.values_at_resolve,
+        resolve_explanation = v.resolve_explanation,
+        resolved_reason = CASE WHEN v.cleared THEN 'condition cleared' ELSE coalesce(
           -- ACTIVE: paused (or archived) and enabled again before this was recorded.
           (SELECT CASE r.status WHEN 'ARCHIVED' THEN 'rule archived' ELSE 'rule paused' END
            FROM rules r WHERE r.id = a.rule_id),
           'rule deleted') END
-    WHERE a.rule_id = ${resolution.ruleId} AND a.state = 'FIRING'
-    RETURNING *`;
-  return rows.map(toRecord);
+    FROM jsonb_to_recordset(${json(tx, rows)}) AS v(
+           rule_id int4, resolved_at int8, cleared boolean, values_at_resolve jsonb,
+           resolve_explanation jsonb)
+    WHERE a.rule_id = v.rule_id AND a.state = 'FIRING'
+    RETURNING a.*`;
+  for (const row of resolved.sort((x, y) => Number(x.id) - Number(y.id))) {
+    const alerts = byRule.get(row.rule_id) ?? [];
+    alerts.push(toRecord(row));
+    byRule.set(row.rule_id, alerts);
+  }
+  return byRule;
+}
+
+/** Counts the fired incidents on their rules (count and latest time per rule), one statement. */
+async function countTriggers(tx: Tx, fired: readonly FiredAlert[]): Promise<void> {
+  if (fired.length === 0) return;
+  const rows = fired.map((a) => ({ rule_id: a.ruleId, at: a.triggeredAt }));
+  await tx`
+    WITH fired AS (
+      SELECT v.rule_id, count(*)::int4 AS n, max(v.at) AS at
+      FROM jsonb_to_recordset(${json(tx, rows)}) AS v(rule_id int4, at int8)
+      GROUP BY v.rule_id
+    ), locked AS MATERIALIZED (
+      -- In id order, as regenerateDrls locks them: two statements that lock many rules never
+      -- deadlock. A row is updated only once the CTE has locked it and every lower id.
+      SELECT r.id FROM rules r WHERE r.id IN (SELECT rule_id FROM fired) ORDER BY r.id FOR UPDATE
+    )
+    UPDATE rules r
+    SET trigger_count = r.trigger_count + f.n,
+        -- greatest: incidents of one rule may be stored out of order, the later one first.
+        last_triggered_at = greatest(r.last_triggered_at,
+                                     'epoch'::timestamptz + f.at * interval '1 millisecond')
+    FROM fired f
+    WHERE r.id = f.rule_id AND r.id IN (SELECT id FROM locked)`;
+}
+
+/**
+ * Splits transitions into rounds in which each rule appears at most once, keeping each rule's
+ * order: the k-th transition of a rule goes to round k. Within a round no two statements touch
+ * the same rule, so a round's firings and resolutions may each be one statement.
+ */
+function rounds(transitions: readonly AlertTransition[]): number[][] {
+  const seen = new Map<number, number>();
+  const out: number[][] = [];
+  transitions.forEach((transition, i) => {
+    const ruleId = ruleOf(transition);
+    const round = seen.get(ruleId) ?? 0;
+    seen.set(ruleId, round + 1);
+    (out[round] ??= []).push(i);
+  });
+  return out;
+}
+
+const ruleOf = (transition: AlertTransition): number =>
+  transition.kind === 'fired' ? transition.alert.ruleId : transition.resolution.ruleId;
+
+/**
+ * Stores transitions in one transaction, each rule's in the order given (a resolution after the
+ * firing of its incident closes that incident), and counts the fired ones on their rules. Answers
+ * what was stored, in the order given. Normally one round: a multi-row INSERT of the fired ones, a
+ * multi-row UPDATE of the resolved ones, and one UPDATE of the rules' trigger counts.
+ */
+export async function recordTransitions(
+  sql: Sql,
+  transitions: readonly AlertTransition[],
+): Promise<StoredTransition[]> {
+  if (transitions.length === 0) return [];
+  return sql.begin(async (tx) => {
+    const stored: StoredTransition[] = [];
+    const fired: FiredAlert[] = [];
+    for (const round of rounds(transitions)) {
+      const firing: FiredAlert[] = [];
+      const resolving: AlertResolution[] = [];
+      for (const i of round) {
+        const transition = transitions[i] as AlertTransition;
+        if (transition.kind === 'fired') firing.push(transition.alert);
+        else resolving.push(transition.resolution);
+      }
+      // Distinct rules: the two statements may go out together.
+      const [inserted, resolved] = await Promise.all([
+        insertFired(tx, firing),
+        resolveOpen(tx, resolving),
+      ]);
+      for (const i of round) {
+        const transition = transitions[i] as AlertTransition;
+        const ruleId = ruleOf(transition);
+        if (transition.kind === 'resolved') {
+          stored[i] = { kind: 'resolved', alerts: resolved.get(ruleId) ?? [] };
+          continue;
+        }
+        const alert = inserted.get(ruleId);
+        if (alert === undefined) throw new Error(`the incident of rule ${ruleId} was not stored`);
+        stored[i] = { kind: 'fired', alert };
+      }
+      fired.push(...firing);
+    }
+    await countTriggers(tx, fired);
+    return stored;
+  });
 }
 
 /** Rules with an open incident that are not ACTIVE (paused, archived, deleted). */
@@ -160,12 +291,17 @@ export async function acknowledgeAlert(
   return { alert: toRecord(row), changed: row.changed };
 }
 
+/** Writes the delivery results of many alerts, one statement. */
 export async function recordDeliveries(
   sql: Sql,
-  id: number,
-  deliveries: readonly DeliveryResult[],
+  results: readonly AlertDeliveries[],
 ): Promise<void> {
-  await sql`UPDATE alerts SET deliveries = ${json(sql, deliveries)} WHERE id = ${id}`;
+  if (results.length === 0) return;
+  const rows = results.map((r) => ({ id: r.alertId, deliveries: r.deliveries }));
+  await sql`
+    UPDATE alerts a SET deliveries = v.deliveries
+    FROM jsonb_to_recordset(${json(sql, rows)}) AS v(id int8, deliveries jsonb)
+    WHERE a.id = v.id`;
 }
 
 export async function listAlerts(
@@ -209,12 +345,15 @@ interface ActiveRuleRow {
   priority: number;
   suppression_window_minutes: number;
   max_alerts_per_hour: number;
+  notification_channels: ActiveRule['notificationChannels'];
+  notification_config: ActiveRule['notificationConfig'];
   recent: number[];
   firing_since: string | null;
 }
 
 /**
- * Every ACTIVE rule (or those of `ids` that are ACTIVE) with the times of its alerts in the last
+ * Every ACTIVE rule (or those of `ids` that are ACTIVE), with its notification settings (a fired
+ * alert carries them to delivery), the times of its alerts in the last
  * hour and of its latest alert, however old (a suppression window may be longer than the hour):
  * throttling after a restart; and when its open incident fired: FIRING after a restart.
  */
@@ -226,7 +365,8 @@ export async function activeRulesForEvaluation(
   const since = new Date(now - 3_600_000);
   const rows = await sql<ActiveRuleRow[]>`
     SELECT r.id, r.name, r.version, r.rule_type, r.rule_config, r.severity, r.priority,
-           r.suppression_window_minutes, r.max_alerts_per_hour,
+           r.suppression_window_minutes, r.max_alerts_per_hour, r.notification_channels,
+           r.notification_config,
            coalesce((SELECT json_agg(floor(extract(epoch FROM t.at) * 1000)) FROM (
                        SELECT a.triggered_at AS at FROM alerts a
                        WHERE a.rule_id = r.id AND a.triggered_at > ${since}
@@ -249,6 +389,8 @@ export async function activeRulesForEvaluation(
     priority: r.priority,
     suppressionWindowMinutes: r.suppression_window_minutes,
     maxAlertsPerHour: r.max_alerts_per_hour,
+    notificationChannels: r.notification_channels,
+    notificationConfig: r.notification_config,
     recentAlerts: r.recent.map(Number),
     firingSince: r.firing_since === null ? null : Number(r.firing_since),
   }));

@@ -15,6 +15,7 @@ import {
 import { applyTemplate } from '../domain/contact-points/template.ts';
 import { channelConfig, mergeChannelSettings } from '../domain/rules/notification-config.ts';
 import type { AlertPayload, DeliveryResult } from '../domain/rules/alert.ts';
+import type { RuleNotification } from '../domain/rules/rule.ts';
 import type { DeliveryLimiter } from './delivery-limiter.ts';
 import { sendEmail } from './email.ts';
 import { INTERNAL_ERROR } from './failure-reasons.ts';
@@ -23,11 +24,8 @@ import { deliveryFailure } from './result.ts';
 import { sendSlack } from './slack.ts';
 import { sendWebhook } from './webhook.ts';
 
-/** What delivery reads of a rule; a stored RuleRecord fits. */
-export interface NotifyRule {
-  readonly notificationChannels: readonly string[];
-  readonly notificationConfig: unknown;
-}
+/** What delivery reads of a rule; a stored RuleRecord, an ActiveRule and a FiredAlert fit. */
+export type NotifyRule = RuleNotification;
 
 /** The contact point a channel entry means, if any (src/notify/contact-point-directory.ts). */
 export interface ContactPointLookup {

@@ -77,10 +77,11 @@ export type MetricsNotice =
   /** The serialised snapshot, posted every METRICS_REFRESH_MS: GET /metrics and STOMP use it. */
   | { readonly type: 'snapshot'; readonly snapshot: SerialisedSnapshot }
   /**
-   * A rule fired or resolved: the front stores the transition, publishes it on /topic/alerts and
-   * (when it fired) notifies.
+   * Rules fired or resolved, in the order decided (those of one evaluation in one message: the
+   * front stores them with one storage operation), then publishes them on /topic/alerts and
+   * notifies those that fired.
    */
-  | { readonly type: 'alert'; readonly transition: AlertTransition }
+  | { readonly type: 'alerts'; readonly transitions: readonly AlertTransition[] }
   | {
       readonly type: 'reply';
       readonly requestId: number;

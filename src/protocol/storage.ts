@@ -8,11 +8,11 @@ import type { ContactPoint, ContactPointFields } from '../domain/contact-points/
 import type { EventPage, EventRecord, NewEvent } from '../domain/event.ts';
 import type {
   Acknowledgement,
+  AlertDeliveries,
   AlertFilter,
   AlertRecord,
-  AlertResolution,
-  DeliveryResult,
-  FiredAlert,
+  AlertTransition,
+  StoredTransition,
 } from '../domain/rules/alert.ts';
 import type {
   ActiveRule,
@@ -72,12 +72,13 @@ export interface StorageHandlers {
   /** Regenerates every rule's DRL and hash; versions unchanged. Answers how many rules. */
   regenerateDrls(input: Record<string, never>): Promise<Result<number, DbFailure>>;
 
-  /** Stores an incident, FIRING, and counts the trigger on its rule, atomically. */
-  recordAlert(input: { readonly alert: FiredAlert }): Promise<Result<AlertRecord, DbFailure>>;
-  /** Resolves the rule's open incident; answers the alerts it resolved (none if it had none). */
-  resolveAlert(input: {
-    readonly resolution: AlertResolution;
-  }): Promise<Result<readonly AlertRecord[], DbFailure>>;
+  /**
+   * Stores the transitions in one transaction, each rule's in the order given, counting the fired
+   * incidents on their rules; answers what was stored for each, in the order given.
+   */
+  recordTransitions(input: {
+    readonly transitions: readonly AlertTransition[];
+  }): Promise<Result<readonly StoredTransition[], DbFailure>>;
   getAlert(input: { readonly id: number }): Promise<Result<AlertRecord, DbFailure | 'NOT_FOUND'>>;
   /** The first acknowledgement stays: `changed` is false when the alert already had one. */
   acknowledgeAlert(input: {
@@ -86,9 +87,9 @@ export interface StorageHandlers {
   }): Promise<
     Result<{ readonly alert: AlertRecord; readonly changed: boolean }, DbFailure | 'NOT_FOUND'>
   >;
+  /** Writes the delivery results of many alerts, one statement. */
   recordDeliveries(input: {
-    readonly id: number;
-    readonly deliveries: readonly DeliveryResult[];
+    readonly results: readonly AlertDeliveries[];
   }): Promise<Result<true, DbFailure>>;
   listAlerts(input: {
     readonly filter: AlertFilter;

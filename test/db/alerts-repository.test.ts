@@ -1,7 +1,8 @@
 // Alert SQL against PostgreSQL (DESIGN 6, issue 18): an alert and its rule's count in one
-// statement, even when alerts of one rule are stored out of order; the history that rebuilds
-// throttling; resolving an incident with its reason; acknowledging once; the open incident that
-// rebuilds the lifecycle; filters on extreme instants.
+// transaction, even when alerts of one rule are stored out of order; many rules' transitions in
+// one transaction, each rule's in order; delivery results of many alerts at once; the history
+// that rebuilds throttling; resolving an incident with its reason; acknowledging once; the open
+// incident that rebuilds the lifecycle; filters on extreme instants.
 import t from 'tap';
 import {
   acknowledgeAlert,
@@ -9,13 +10,20 @@ import {
   getAlert,
   inactiveRulesFiring,
   listAlerts,
-  recordAlert,
-  resolveAlert,
+  recordDeliveries,
+  recordTransitions,
 } from '../../src/db/alerts-repository.ts';
+import type { Sql } from '../../src/db/connect.ts';
 import { createRule, getRule } from '../../src/db/rules-repository.ts';
-import type { AlertFilter, FiredAlert } from '../../src/domain/rules/alert.ts';
-import type { RuleRecord } from '../../src/domain/rules/rule.ts';
+import type {
+  AlertFilter,
+  AlertRecord,
+  AlertResolution,
+  FiredAlert,
+} from '../../src/domain/rules/alert.ts';
+import type { RuleFields, RuleRecord } from '../../src/domain/rules/rule.ts';
 import { createTestDatabase } from '../support/database.ts';
+import { rowWriters } from '../support/row-writers.ts';
 
 const db = await createTestDatabase(t);
 const { sql } = db;
@@ -23,7 +31,11 @@ const { sql } = db;
 const MINUTE = 60_000;
 const NOW = Date.now();
 
-async function newRule(name: string, suppressionWindowMinutes = 0): Promise<RuleRecord> {
+async function newRule(
+  name: string,
+  suppressionWindowMinutes = 0,
+  over: Partial<RuleFields> = {},
+): Promise<RuleRecord> {
   const created = await createRule(
     sql,
     {
@@ -43,6 +55,7 @@ async function newRule(name: string, suppressionWindowMinutes = 0): Promise<Rule
       suppressionWindowMinutes,
       maxAlertsPerHour: 10,
       createdBy: null,
+      ...over,
     },
     1000,
   );
@@ -62,6 +75,33 @@ const fired = (rule: RuleRecord, triggeredAt: number): FiredAlert => ({
   message: 'm',
   explanation: null,
   explanationText: '',
+  notificationChannels: [],
+  notificationConfig: null,
+});
+
+/** One firing stored alone: its incident. */
+async function recordAlert(sql: Sql, alert: FiredAlert): Promise<AlertRecord> {
+  const [stored] = await recordTransitions(sql, [{ kind: 'fired', alert }]);
+  if (stored?.kind !== 'fired') throw new Error('a firing stores an incident');
+  return stored.alert;
+}
+
+/** One resolution stored alone: the incidents it closed. */
+async function resolveAlert(
+  sql: Sql,
+  resolution: AlertResolution,
+): Promise<readonly AlertRecord[]> {
+  const [stored] = await recordTransitions(sql, [{ kind: 'resolved', resolution }]);
+  if (stored?.kind !== 'resolved') throw new Error('a resolution answers what it closed');
+  return stored.alerts;
+}
+
+const cleared = (rule: RuleRecord, resolvedAt: number): AlertResolution => ({
+  ruleId: rule.id,
+  resolvedAt,
+  cause: 'condition-cleared',
+  valuesAtResolve: { errorRate: 1 },
+  resolveExplanation: null,
 });
 
 const filter = (over: Partial<AlertFilter>): AlertFilter => ({
@@ -79,7 +119,7 @@ const lastTriggered = async (id: number): Promise<number | null> => {
   return row?.ms ?? null;
 };
 
-void t.test('recordAlert: the alert, the count and the time, in one statement', async (t) => {
+void t.test('a firing: the alert, the count and the time, in one transaction', async (t) => {
   const rule = await newRule('counted');
   const stored = await recordAlert(sql, fired(rule, NOW - 2 * MINUTE));
   t.match(stored, {
@@ -246,4 +286,111 @@ void t.test('acknowledge: the first one stays; unknown id null', async (t) => {
   t.equal(await acknowledgeAlert(sql, 999_999_999, { by: 'x', comment: null, at: NOW }), null);
   t.equal((await getAlert(sql, alert.id))?.acknowledgedBy, 'ann');
   t.equal(await getAlert(sql, 999_999_999), null);
+});
+
+void t.test('a batch: many rules in one transaction, each rule in the order given', async (t) => {
+  const a = await newRule('batch a');
+  const b = await newRule('batch b');
+  const c = await newRule('batch c');
+  const open = await recordAlert(sql, fired(c, NOW - 3 * MINUTE));
+  const stored = await recordTransitions(sql, [
+    { kind: 'fired', alert: fired(a, NOW - 2 * MINUTE) },
+    { kind: 'resolved', resolution: cleared(c, NOW - 2 * MINUTE) },
+    { kind: 'fired', alert: fired(b, NOW - 2 * MINUTE) },
+    // a fired and resolved in the same batch: the resolution closes the incident fired before it.
+    { kind: 'resolved', resolution: cleared(a, NOW - MINUTE) },
+    // c resolved, then fired again: the new incident stays open.
+    { kind: 'fired', alert: fired(c, NOW - MINUTE) },
+    { kind: 'fired', alert: fired(a, NOW) },
+  ]);
+  t.same(
+    stored.map((s) => s.kind),
+    ['fired', 'resolved', 'fired', 'resolved', 'fired', 'fired'],
+    'one answer per transition, in order',
+  );
+  const [aFired, cResolved, bFired, aResolved, cFired, aAgain] = stored;
+  if (
+    aFired?.kind !== 'fired' ||
+    cResolved?.kind !== 'resolved' ||
+    bFired?.kind !== 'fired' ||
+    aResolved?.kind !== 'resolved' ||
+    cFired?.kind !== 'fired' ||
+    aAgain?.kind !== 'fired'
+  )
+    throw new Error('kinds checked above');
+  t.match(aFired.alert, { ruleId: a.id, state: 'FIRING' }, 'the insert, as it was stored');
+  t.same(
+    aResolved.alerts.map((x) => [x.id, x.state, x.resolvedAt]),
+    [[aFired.alert.id, 'RESOLVED', new Date(NOW - MINUTE).toISOString()]],
+    'the resolution closed the incident fired before it in the batch',
+  );
+  t.same(
+    cResolved.alerts.map((x) => x.id),
+    [open.id],
+    'c: the incident open before the batch',
+  );
+  t.match(bFired.alert, { ruleId: b.id, state: 'FIRING' });
+  t.match(cFired.alert, { ruleId: c.id, state: 'FIRING' }, 'fired after its resolution: open');
+  t.match(aAgain.alert, { ruleId: a.id, state: 'FIRING' }, 'fired again after its resolution');
+  const openNow = await listAlerts(sql, filter({ state: 'FIRING' }), 0, 100);
+  t.same(
+    openNow.rows
+      .filter((x) => [a.id, b.id, c.id].includes(x.ruleId))
+      .map((x) => x.id)
+      .sort((x, y) => x - y),
+    [bFired.alert.id, cFired.alert.id, aAgain.alert.id].sort((x, y) => x - y),
+    'what is open after the batch',
+  );
+
+  // Counts: the firings of the batch, with the latest time each.
+  t.equal((await getRule(sql, a.id))?.triggerCount, 2);
+  t.equal((await getRule(sql, b.id))?.triggerCount, 1);
+  t.equal((await getRule(sql, c.id))?.triggerCount, 2, 'one before the batch, one in it');
+  t.equal(await lastTriggered(a.id), NOW);
+  t.equal(await lastTriggered(c.id), NOW - MINUTE);
+
+  const written = [aFired, bFired, cFired, aAgain].map((s) => s.alert.id);
+  const alertTx = await rowWriters(sql, 'alerts', written);
+  t.equal(alertTx.size, 1, 'the incidents were written by one transaction');
+  t.same(
+    await rowWriters(sql, 'rules', [a.id, b.id, c.id]),
+    alertTx,
+    'and the counts by the same one',
+  );
+  t.same(await recordTransitions(sql, []), [], 'nothing to store: nothing done');
+});
+
+void t.test('recordDeliveries: the results of many alerts, one statement', async (t) => {
+  const rule = await newRule('delivered');
+  const first = await recordAlert(sql, fired(rule, NOW - MINUTE));
+  const second = await recordAlert(sql, fired(rule, NOW));
+  const at = new Date(NOW).toISOString();
+  await recordDeliveries(sql, [
+    {
+      alertId: first.id,
+      deliveries: [{ channel: 'webhook', ok: true, attempts: 1, status: 200, at }],
+    },
+    {
+      alertId: second.id,
+      deliveries: [{ channel: 'slack', ok: false, attempts: 0, error: 'no contact point', at }],
+    },
+  ]);
+  t.same((await getAlert(sql, first.id))?.deliveries, [
+    { channel: 'webhook', ok: true, attempts: 1, status: 200, at },
+  ]);
+  t.same((await getAlert(sql, second.id))?.deliveries, [
+    { channel: 'slack', ok: false, attempts: 0, error: 'no contact point', at },
+  ]);
+  t.equal((await rowWriters(sql, 'alerts', [first.id, second.id])).size, 1, 'one transaction');
+  await recordDeliveries(sql, []);
+});
+
+void t.test('activeRulesForEvaluation: the notification settings come along', async (t) => {
+  const created = await newRule('notifying', 0, {
+    notificationChannels: ['webhook:ops', 'slack'],
+    notificationConfig: { slack: { channel: '#alerts' } },
+  });
+  const [active] = await activeRulesForEvaluation(sql, NOW, [created.id]);
+  t.same(active?.notificationChannels, ['webhook:ops', 'slack']);
+  t.same(active?.notificationConfig, { slack: { channel: '#alerts' } });
 });

@@ -4,6 +4,7 @@
  * the evaluator fires; and the outcome of delivering it. Plain data only (they cross threads).
  */
 import type { LogicalOperator, OperatorName, RuleSeverity } from './rule-types.ts';
+import type { RuleNotification } from './rule.ts';
 
 /** One comparison of a rule's condition as evaluated at a transition. */
 export interface ExplainedCondition {
@@ -106,19 +107,26 @@ export type AlertPayload = Omit<AlertRecord, 'condition' | 'deliveries'>;
 /** An alert on /topic/alerts: the alert as stored, and what just happened to it. */
 export type AlertMessage = AlertRecord & { readonly transition: AlertTransitionName };
 
-/** An alert the evaluator decided to fire, not yet stored; `triggeredAt` is epoch ms. */
-export interface FiredAlert extends Pick<
-  AlertRecord,
-  | 'ruleId'
-  | 'ruleName'
-  | 'ruleVersion'
-  | 'severity'
-  | 'matchedConditions'
-  | 'currentValues'
-  | 'condition'
-  | 'message'
-  | 'explanationText'
-> {
+/**
+ * An alert the evaluator decided to fire, not yet stored; `triggeredAt` is epoch ms. It carries
+ * what its delivery needs of the rule as evaluated (with `ruleVersion`): the front thread
+ * notifies from it without reading the rule again.
+ */
+export interface FiredAlert
+  extends
+    Pick<
+      AlertRecord,
+      | 'ruleId'
+      | 'ruleName'
+      | 'ruleVersion'
+      | 'severity'
+      | 'matchedConditions'
+      | 'currentValues'
+      | 'condition'
+      | 'message'
+      | 'explanationText'
+    >,
+    RuleNotification {
   readonly triggeredAt: number;
   readonly explanation: Explanation | null;
 }
@@ -142,6 +150,20 @@ export interface AlertResolution {
 export type AlertTransition =
   | { readonly kind: 'fired'; readonly alert: FiredAlert }
   | { readonly kind: 'resolved'; readonly resolution: AlertResolution };
+
+/**
+ * A transition as stored, in the place of the one decided: the incident a firing created, or the
+ * open incidents a resolution closed (normally one; none when the rule had none open).
+ */
+export type StoredTransition =
+  | { readonly kind: 'fired'; readonly alert: AlertRecord }
+  | { readonly kind: 'resolved'; readonly alerts: readonly AlertRecord[] };
+
+/** The delivery results of one stored alert, to be written on it. */
+export interface AlertDeliveries {
+  readonly alertId: number;
+  readonly deliveries: readonly DeliveryResult[];
+}
 
 /** The filters of GET /api/v1/alerts. */
 export interface AlertFilter {

@@ -214,6 +214,8 @@ export class RuleEngine {
         message: `Rule '${rule.name}' (${rule.severity}) triggered: ${result.matchedConditions.join('; ')}`,
         explanation: result.explanation,
         explanationText: explanationText(result.explanation),
+        notificationChannels: rule.notificationChannels,
+        notificationConfig: rule.notificationConfig,
       });
     }
     return fired;

@@ -37,19 +37,29 @@ export interface RuleRecord extends RuleFields {
   readonly version: number;
 }
 
-/** What the evaluator needs of an ACTIVE rule, plus its stored alert history for throttling. */
-export interface ActiveRule extends Pick<
-  RuleRecord,
-  | 'id'
-  | 'name'
-  | 'version'
-  | 'ruleType'
-  | 'ruleConfig'
-  | 'severity'
-  | 'priority'
-  | 'suppressionWindowMinutes'
-  | 'maxAlertsPerHour'
-> {
+/** What delivering a rule's alert needs of the rule: its channels and per-rule settings. */
+export type RuleNotification = Pick<RuleFields, 'notificationChannels' | 'notificationConfig'>;
+
+/**
+ * What the evaluator needs of an ACTIVE rule, plus its stored alert history for throttling. It
+ * carries the rule's notification settings too: a fired alert takes them along to delivery, so
+ * nothing re-reads the rule on the way (issue 18 section 3).
+ */
+export interface ActiveRule
+  extends
+    Pick<
+      RuleRecord,
+      | 'id'
+      | 'name'
+      | 'version'
+      | 'ruleType'
+      | 'ruleConfig'
+      | 'severity'
+      | 'priority'
+      | 'suppressionWindowMinutes'
+      | 'maxAlertsPerHour'
+    >,
+    RuleNotification {
   /**
    * Epoch ms of the rule's stored alerts in the last hour, plus its latest alert whatever its age
    * (a suppression window may be longer than the hour): rebuilds throttling after a restart.

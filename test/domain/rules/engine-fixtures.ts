@@ -44,6 +44,8 @@ export function activeRule(
     priority: 0,
     suppressionWindowMinutes: 0,
     maxAlertsPerHour: 1_000_000,
+    notificationChannels: [],
+    notificationConfig: null,
     recentAlerts: [],
     ...extra,
     firingSince: extra.firingSince ?? null,

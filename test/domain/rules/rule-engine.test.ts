@@ -19,7 +19,7 @@ import {
 /** A fired alert without its explanation tree (evaluator.test.ts checks trees). */
 const brief = ({ explanation: _, ...rest }: FiredAlert): Omit<FiredAlert, 'explanation'> => rest;
 
-void t.test('fires when the condition holds, with what matched and the values', (t) => {
+void t.test('fires when the condition holds: what matched, the values, the channels', (t) => {
   const { aggregator, clock } = newAggregator();
   const now = T0 + 30 * SECOND;
   clock.set(now);
@@ -30,6 +30,8 @@ void t.test('fires when the condition holds, with what matched and the values', 
       name: 'High error rate',
       version: 4,
       severity: 'CRITICAL',
+      notificationChannels: ['webhook:ops', 'slack'],
+      notificationConfig: { slack: { channel: '#alerts' } },
     }),
     activeRule(2, leaf('errorRate', 'GREATER_THAN', 50, 1)),
   ]);
@@ -46,6 +48,9 @@ void t.test('fires when the condition holds, with what matched and the values', 
       condition: 'errorRate > 20 [1 min]',
       message: "Rule 'High error rate' (CRITICAL) triggered: errorRate 30 > 20",
       explanationText: 'errorRate over 1 min = 30 > 20',
+      // What delivery needs, from the rule as evaluated: nothing reads the rule again.
+      notificationChannels: ['webhook:ops', 'slack'],
+      notificationConfig: { slack: { channel: '#alerts' } },
     },
   ]);
   t.end();
