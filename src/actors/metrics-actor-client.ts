@@ -7,6 +7,7 @@
 import { Worker } from 'node:worker_threads';
 import { gzipSync } from 'node:zlib';
 import type { AlertTransition } from '../domain/rules/alert.ts';
+import type { MetricsHistory } from '../domain/metrics/snapshot/snapshot.ts';
 import type { ActiveRule } from '../domain/rules/rule.ts';
 import type { RuleTestInput, RuleTestResult } from '../domain/rules/rule-test.ts';
 import { AppError } from '../errors.ts';
@@ -55,6 +56,8 @@ export interface MetricsActor {
   putRules(ids: readonly number[], rules: readonly ActiveRule[]): Promise<void>;
   /** The evaluator's time per tick over its last `last` ticks (1..600). */
   evaluationStats(last: number): Promise<EvaluationStats>;
+  /** The last `minutes` (1..1440) minute by minute, the current (partial) minute last. */
+  history(minutes: number): Promise<MetricsHistory>;
   /** Called with every transition the evaluator decides (a rule fired, an incident resolved). */
   onAlert(listener: (transition: AlertTransition) => void): void;
   /** Called after a dead actor was replaced: it holds no rules until they are sent again. */
@@ -234,6 +237,7 @@ export async function startMetricsActor(
       await send('put-rules', { ids, rules });
     },
     evaluationStats: (last) => send('evaluation-stats', { last }),
+    history: (minutes) => send('history', { minutes }),
     onAlert: (listener) => alertListeners.push(listener),
     onRestart: (listener) => restartListeners.push(listener),
     async stop() {

@@ -1,0 +1,212 @@
+/**
+ * @module The rule editor, for every rule type the server evaluates (THRESHOLD with its AND / OR /
+ * NOT tree, RATE_CHANGE): as you type, the draft goes to POST /api/v1/rules/test, and the server's
+ * own validation messages, warnings and simulation against the live metrics are shown. Admin
+ * keys may save (create or update).
+ */
+import { html } from 'htm/preact';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import type { VNode } from 'preact';
+import { describeError, ApiError } from './api.ts';
+import { fromConfig, newLeaf, toConfig, type Draft } from './condition-draft.ts';
+import { ConditionNode } from './condition-editor.ts';
+import { isAdmin, type Session } from './session.ts';
+import type { RuleRecord } from '../../domain/rules/rule.ts';
+import {
+  EVALUATED_RULE_TYPES,
+  RULE_SEVERITIES,
+  type RuleSeverity,
+  type RuleType,
+} from '../../domain/rules/rule-types.ts';
+import { INDEXED_METRICS, SCALAR_METRICS } from '../../domain/metrics/windows/metric-names.ts';
+
+/** The fields of a rule test result (spec 2.9) the editor shows. */
+interface TestResult {
+  readonly success: boolean;
+  readonly message: string;
+  readonly validationErrors: readonly string[];
+  readonly recommendations: readonly string[];
+  readonly simulationResult: {
+    readonly wouldTrigger: boolean;
+    readonly currentValues: Readonly<Record<string, number>>;
+    readonly matchedConditions: readonly string[];
+  } | null;
+}
+
+type Check =
+  | { readonly kind: 'idle' }
+  | { readonly kind: 'result'; readonly result: TestResult }
+  | { readonly kind: 'refused'; readonly messages: readonly string[] };
+
+const DEBOUNCE_MS = 300;
+const METRIC_SUGGESTIONS = [...SCALAR_METRICS, ...INDEXED_METRICS.map((m) => `${m}[…]`)];
+
+export interface RuleEditorProps {
+  readonly session: Session;
+  /** null: a new rule. */
+  readonly rule: RuleRecord | null;
+  readonly onDone: () => void;
+}
+
+function messagesOf(error: unknown): string[] {
+  if (error instanceof ApiError && Object.keys(error.fields).length > 0)
+    return Object.entries(error.fields).map(([field, message]) => `${field}: ${message}`);
+  return [describeError(error)];
+}
+
+export function RuleEditor({ session, rule, onDone }: RuleEditorProps): VNode {
+  const [name, setName] = useState(rule?.name ?? '');
+  const [description, setDescription] = useState(rule?.description ?? '');
+  const [ruleType, setRuleType] = useState<RuleType>(rule?.ruleType ?? 'THRESHOLD');
+  const [severity, setSeverity] = useState<RuleSeverity>(rule?.severity ?? 'MEDIUM');
+  const [root, setRoot] = useState<Draft>(() =>
+    rule === null ? newLeaf() : fromConfig(rule.ruleConfig),
+  );
+  const [version, setVersion] = useState(0);
+  const [check, setCheck] = useState<Check>({ kind: 'idle' });
+  const [saveError, setSaveError] = useState<readonly string[]>([]);
+  const touch = (): void => setVersion((v) => v + 1);
+
+  const body = useMemo(
+    () => ({
+      name,
+      ruleType,
+      severity,
+      description: description === '' ? null : description,
+      ruleConfig: toConfig(root),
+    }),
+    [name, ruleType, severity, description, root, version],
+  );
+
+  useEffect(() => {
+    let current = true;
+    const timer = setTimeout(() => {
+      session.api.send<TestResult>('/api/v1/rules/test', body).then(
+        (result) => current && setCheck({ kind: 'result', result }),
+        (error: unknown) => current && setCheck({ kind: 'refused', messages: messagesOf(error) }),
+      );
+    }, DEBOUNCE_MS);
+    return () => {
+      current = false;
+      clearTimeout(timer);
+    };
+  }, [body]);
+
+  const save = (e: Event): void => {
+    e.preventDefault();
+    const request =
+      rule === null
+        ? session.api.send('/api/v1/rules', body)
+        : session.api.send(`/api/v1/rules/${rule.id}`, body, 'PUT');
+    request.then(onDone, (error: unknown) => setSaveError(messagesOf(error)));
+  };
+
+  // RATE_CHANGE takes one condition: a group is turned back into its first leaf.
+  const single = ruleType === 'RATE_CHANGE';
+  const shown = single && root.kind === 'group' ? (root.conditions[0] ?? newLeaf()) : root;
+  const result = check.kind === 'result' ? check.result : null;
+  const problems =
+    check.kind === 'refused'
+      ? check.messages
+      : result !== null && !result.success
+        ? result.validationErrors
+        : [];
+  return html`<form class="view editor" onSubmit=${save} aria-label="Rule editor">
+    <h2>${rule === null ? 'New rule' : `Edit rule ${rule.id}`}</h2>
+    <datalist id="metric-names">
+      ${METRIC_SUGGESTIONS.map((m) => html`<option value=${m} />`)}
+    </datalist>
+    <div class="fields">
+      <label
+        >Name
+        <input
+          name="name"
+          value=${name}
+          onInput=${(e: Event) => setName((e.target as HTMLInputElement).value)}
+          required
+      /></label>
+      <label
+        >Type
+        <select
+          name="ruleType"
+          value=${ruleType}
+          onChange=${(e: Event) => {
+            const t = (e.target as HTMLSelectElement).value as RuleType;
+            if (t === 'RATE_CHANGE' && root.kind === 'group') setRoot(shown);
+            setRuleType(t);
+          }}
+        >
+          ${[...EVALUATED_RULE_TYPES].map((t) => html`<option>${t}</option>`)}
+        </select></label
+      >
+      <label
+        >Severity
+        <select
+          name="severity"
+          value=${severity}
+          onChange=${(e: Event) => setSeverity((e.target as HTMLSelectElement).value as RuleSeverity)}
+        >
+          ${RULE_SEVERITIES.map((s) => html`<option>${s}</option>`)}
+        </select></label
+      >
+      <label class="wide"
+        >Description
+        <input
+          name="description"
+          value=${description}
+          onInput=${(e: Event) => setDescription((e.target as HTMLInputElement).value)}
+      /></label>
+    </div>
+    <h3>Condition${single ? ' (percent change between two windows)' : ''}</h3>
+    <${ConditionNode}
+      draft=${shown}
+      path="ruleConfig"
+      onChange=${touch}
+      onWrap=${single || root.kind === 'group' ? undefined : () => setRoot({ kind: 'group', logicalOperator: 'AND', conditions: [root] })}
+    />
+    <section class="check" aria-live="polite" aria-label="Validation">
+      ${
+        problems.length > 0
+          ? html`<ul class="error validation" role="alert">
+              ${problems.map((m) => html`<li>${m}</li>`)}
+            </ul>`
+          : result === null
+            ? html`<p class="muted">Checking…</p>`
+            : html`<div class="valid">
+                <p data-valid="true">${result.message}</p>
+                ${
+                  result.simulationResult === null
+                    ? ''
+                    : html`<p>
+                        Now:
+                        ${result.simulationResult.wouldTrigger ? 'would fire' : 'would not fire'} —
+                        ${Object.entries(result.simulationResult.currentValues).map(([k, v]) => html`<code>${k} = ${v}</code> `)}
+                      </p>`
+                }
+                ${
+                  result.recommendations.length === 0
+                    ? ''
+                    : html`<ul class="muted">
+                        ${result.recommendations.map((r) => html`<li>${r}</li>`)}
+                      </ul>`
+                }
+              </div>`
+      }
+    </section>
+    <details>
+      <summary>ruleConfig as JSON</summary>
+      <pre>${JSON.stringify(body.ruleConfig, null, 2)}</pre>
+    </details>
+    ${
+      saveError.length === 0
+        ? ''
+        : html`<ul class="error" role="alert">
+            ${saveError.map((m) => html`<li>${m}</li>`)}
+          </ul>`
+    }
+    <div class="actions">
+      ${isAdmin(session) ? html`<button type="submit" class="primary">${rule === null ? 'Create rule' : 'Save rule'}</button>` : ''}
+      <button type="button" onClick=${onDone}>Cancel</button>
+    </div>
+  </form>`;
+}
