@@ -32,6 +32,8 @@ export function indexPage(input: IndexPageInput): IndexPage {
     '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
     '<meta name="viewport" content="width=device-width, initial-scale=1">' +
     '<meta name="color-scheme" content="light dark"><title>Vigil</title>' +
+    // No favicon request (and no 404 for one in the console).
+    '<link rel="icon" href="data:,">' +
     `${links}<script type="importmap">${importMap}</script>${entry}</head>` +
     `<body><div id="app">${input.entry === null ? NOT_BUILT : ''}</div></body></html>`;
   const csp = [

@@ -54,9 +54,12 @@ export function Chart({ store, title, series, unit }: ChartProps): VNode {
       store.ring.view([0, ...series.map((s) => s.column)]),
       el,
     );
+    // How many points are drawn, for tests and the curious (the chart itself is a canvas).
+    el.dataset.points = String(store.ring.size);
     let frame = 0;
     const draw = (): void => {
       frame = 0;
+      el.dataset.points = String(store.ring.size);
       chart.setData(store.ring.view([0, ...series.map((s) => s.column)]));
     };
     const schedule = (): void => {

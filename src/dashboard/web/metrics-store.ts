@@ -60,8 +60,8 @@ export function createMetricsStore(api: Api, live: Live): MetricsStore {
     changed();
   };
   api.get<MetricsHistory>(`/api/v1/metrics/history?minutes=${HISTORY_MINUTES}`).then((history) => {
-    // The current minute is partial and the pushes cover it: only completed minutes are drawn.
-    for (const p of history.points.slice(0, -1))
+    // The last point is the current minute so far; the pushes continue from it.
+    for (const p of history.points)
       ring.push([p.t / 1000, p.eventsPerSecond, p.errorRate, p.p50, p.p95, p.p99]);
     flush();
   }, flush);

@@ -79,6 +79,11 @@ export function RuleEditor({ session, rule, onDone }: RuleEditorProps): VNode {
   );
 
   useEffect(() => {
+    // The server would refuse the test with a 400 for the name alone: say it here instead.
+    if (name.trim() === '') {
+      setCheck({ kind: 'refused', messages: ['Give the rule a name to check it'] });
+      return undefined;
+    }
     let current = true;
     const timer = setTimeout(() => {
       session.api.send<TestResult>('/api/v1/rules/test', body).then(
