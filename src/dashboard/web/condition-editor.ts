@@ -5,6 +5,7 @@
  */
 import { html } from 'htm/preact';
 import type { VNode } from 'preact';
+import { SelectField, TextField } from './fields.ts';
 import { newLeaf, type Draft, type GroupDraft, type LeafDraft } from './condition-draft.ts';
 import {
   LOGICAL_OPERATORS,
@@ -23,8 +24,6 @@ interface NodeProps {
   readonly onWrap?: () => void;
 }
 
-const valueOf = (e: Event): string => (e.target as HTMLInputElement | HTMLSelectElement).value;
-
 function Leaf({
   draft,
   path,
@@ -32,45 +31,49 @@ function Leaf({
   onRemove,
   onWrap,
 }: NodeProps & { draft: LeafDraft }): VNode {
-  const set = (field: 'metric' | 'operator' | 'threshold' | 'windowMinutes') => (e: Event) => {
-    draft[field] = valueOf(e);
+  const set = (field: 'metric' | 'operator' | 'threshold' | 'windowMinutes') => (value: string) => {
+    draft[field] = value;
     onChange();
   };
+  const operators = OPERATOR_NAMES.map((op) => [op, `${OPERATORS[op]} ${op}`] as const);
   return html`<div class="leaf" data-path=${path}>
-    <label
-      >Metric
-      <input
-        list="metric-names"
-        value=${draft.metric}
-        onInput=${set('metric')}
-        name=${`${path}.metric`}
-    /></label>
-    <label
-      >Operator
-      <select value=${draft.operator} onChange=${set('operator')} name=${`${path}.operator`}>
-        ${OPERATOR_NAMES.map((op) => html`<option value=${op}>${OPERATORS[op]} ${op}</option>`)}
-      </select></label
-    >
-    <label
-      >Threshold
-      <input
-        value=${draft.threshold}
-        onInput=${set('threshold')}
-        name=${`${path}.threshold`}
-        inputmode="decimal"
-        size="8"
-    /></label>
-    <label
-      >Window (min)
-      <input
-        value=${draft.windowMinutes}
-        onInput=${set('windowMinutes')}
-        name=${`${path}.windowMinutes`}
-        placeholder="inherit"
-        size="6"
-    /></label>
+    <${TextField}
+      label="Metric"
+      name=${`${path}.metric`}
+      value=${draft.metric}
+      onValue=${set('metric')}
+      list="metric-names"
+    />
+    <${SelectField}
+      label="Operator"
+      name=${`${path}.operator`}
+      value=${draft.operator}
+      onValue=${set('operator')}
+      options=${operators}
+    />
+    <${TextField}
+      label="Threshold"
+      name=${`${path}.threshold`}
+      value=${draft.threshold}
+      onValue=${set('threshold')}
+      size=${8}
+    />
+    <${TextField}
+      label="Window (min)"
+      name=${`${path}.windowMinutes`}
+      value=${draft.windowMinutes}
+      onValue=${set('windowMinutes')}
+      placeholder="inherit"
+      size=${6}
+    />
     ${onWrap === undefined ? '' : html`<button type="button" onClick=${onWrap}>Group</button>`}
-    ${onRemove === undefined ? '' : html`<button type="button" onClick=${onRemove} aria-label="Remove condition">Remove</button>`}
+    ${
+      onRemove === undefined
+        ? ''
+        : html`<button type="button" onClick=${onRemove} aria-label="Remove condition">
+            Remove
+          </button>`
+    }
   </div>`;
 }
 
@@ -81,17 +84,16 @@ function Group({ draft, path, onChange, onRemove }: NodeProps & { draft: GroupDr
   };
   return html`<fieldset class="group" data-path=${path}>
     <legend>
-      <select
-        aria-label="Logical operator"
-        value=${draft.logicalOperator}
+      <${SelectField}
+        label="Group"
         name=${`${path}.logicalOperator`}
-        onChange=${(e: Event) => {
-          draft.logicalOperator = valueOf(e) as LogicalOperator;
+        value=${draft.logicalOperator}
+        options=${LOGICAL_OPERATORS}
+        onValue=${(value: string) => {
+          draft.logicalOperator = value as LogicalOperator;
           onChange();
         }}
-      >
-        ${LOGICAL_OPERATORS.map((op) => html`<option>${op}</option>`)}
-      </select>
+      />
     </legend>
     ${draft.conditions.map(
       (child, i) =>

@@ -3,17 +3,18 @@
  * JSON; and a form that sends a test event (keys that may ingest: admin).
  */
 import { html } from 'htm/preact';
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { VNode } from 'preact';
 import { describeError } from './api.ts';
+import { ErrorLine, SelectField, Table, TextField, useLoad } from './fields.ts';
 import { time } from './format.ts';
 import type { Page } from './page.ts';
 import { Pager } from './pager.ts';
 import { isAdmin, type Session } from './session.ts';
-import type { EventRecord } from '../../domain/event.ts';
-import { SEVERITIES } from '../../domain/event.ts';
+import { SEVERITIES, type EventRecord } from '../../domain/event.ts';
 
 const PAGE_SIZE = 20;
+const HEADERS = ['Event', 'Type', 'Source', 'Severity', 'User', 'Received'];
 
 function SendEvent({ session, onSent }: { session: Session; onSent: () => void }): VNode {
   const [eventType, setEventType] = useState('dashboard.test');
@@ -32,107 +33,65 @@ function SendEvent({ session, onSent }: { session: Session; onSent: () => void }
   };
   return html`<form class="send-event" onSubmit=${send} aria-label="Send a test event">
     <h3>Send a test event</h3>
-    <label
-      >Type
-      <input
-        name="eventType"
-        value=${eventType}
-        onInput=${(e: Event) => setEventType((e.target as HTMLInputElement).value)}
-    /></label>
-    <label
-      >Source
-      <input
-        name="source"
-        value=${source}
-        onInput=${(e: Event) => setSource((e.target as HTMLInputElement).value)}
-    /></label>
-    <label
-      >Severity
-      <select
-        name="severity"
-        value=${severity}
-        onChange=${(e: Event) => setSeverity((e.target as HTMLSelectElement).value)}
-      >
-        ${SEVERITIES.map((s) => html`<option>${s}</option>`)}
-      </select></label
-    >
+    <${TextField} label="Type" name="eventType" value=${eventType} onValue=${setEventType} />
+    <${TextField} label="Source" name="source" value=${source} onValue=${setSource} />
+    <${SelectField}
+      label="Severity"
+      name="severity"
+      value=${severity}
+      onValue=${setSeverity}
+      options=${SEVERITIES}
+    />
     <button type="submit">Send</button>
     ${note === '' ? '' : html`<p class="note" role="status">${note}</p>`}
   </form>`;
 }
 
+function EventRow(props: { ev: EventRecord; selected: boolean; onSelect: () => void }): VNode {
+  const { ev } = props;
+  return html`<tr data-event=${ev.eventId} class=${props.selected ? 'selected' : ''}>
+    <td><button type="button" class="link" onClick=${props.onSelect}>${ev.eventId}</button></td>
+    <td>${ev.eventType}</td>
+    <td>${ev.source}</td>
+    <td>${ev.severity}</td>
+    <td>${ev.userId ?? ''}</td>
+    <td>${time(ev.receivedAt)}</td>
+  </tr>`;
+}
+
 export function Events({ session }: { session: Session }): VNode {
   const [page, setPage] = useState(0);
   const [type, setType] = useState('');
-  const [data, setData] = useState<Page<EventRecord> | null>(null);
   const [selected, setSelected] = useState<EventRecord | null>(null);
-  const [error, setError] = useState('');
-  const load = useCallback(() => {
+  const { data, error, reload } = useLoad(() => {
     const base = type === '' ? '/api/v1/events' : `/api/v1/events/type/${encodeURIComponent(type)}`;
-    session.api.get<Page<EventRecord>>(`${base}?page=${page}&size=${PAGE_SIZE}`).then(
-      (result) => {
-        setData(result);
-        setError('');
-      },
-      (e: unknown) => setError(describeError(e)),
-    );
+    return session.api.get<Page<EventRecord>>(`${base}?page=${page}&size=${PAGE_SIZE}`);
   }, [session, page, type]);
-  useEffect(load, [load]);
+  const byType = (value: string): void => {
+    setType(value.trim());
+    setPage(0);
+  };
   return html`<div class="view events">
     <h2>Events</h2>
     <div class="filters">
-      <label
-        >Type
-        <input
-          name="type"
-          value=${type}
-          placeholder="any"
-          onChange=${(e: Event) => {
-            setType((e.target as HTMLInputElement).value.trim());
-            setPage(0);
-          }}
-      /></label>
-      <button type="button" onClick=${load}>Refresh</button>
+      <${TextField} label="Type" name="type" value=${type} placeholder="any" onValue=${byType} />
+      <button type="button" onClick=${reload}>Refresh</button>
     </div>
-    ${error === '' ? '' : html`<p class="error" role="alert">${error}</p>`}
+    <${ErrorLine} error=${error} />
     ${
       data === null
         ? html`<p class="muted">Loading…</p>`
-        : html`<div class="table-wrap">
-              <table aria-label="Events">
-                <thead>
-                  <tr>
-                    <th>Event</th>
-                    <th>Type</th>
-                    <th>Source</th>
-                    <th>Severity</th>
-                    <th>User</th>
-                    <th>Received</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${data.content.map(
-                    (ev) =>
-                      html`<tr
-                        key=${ev.eventId}
-                        data-event=${ev.eventId}
-                        class=${selected?.eventId === ev.eventId ? 'selected' : ''}
-                      >
-                        <td>
-                          <button type="button" class="link" onClick=${() => setSelected(ev)}>
-                            ${ev.eventId}
-                          </button>
-                        </td>
-                        <td>${ev.eventType}</td>
-                        <td>${ev.source}</td>
-                        <td>${ev.severity}</td>
-                        <td>${ev.userId ?? ''}</td>
-                        <td>${time(ev.receivedAt)}</td>
-                      </tr>`,
-                  )}
-                </tbody>
-              </table>
-            </div>
+        : html`<${Table} label="Events" headers=${HEADERS}>
+              ${data.content.map(
+                (ev) =>
+                  html`<${EventRow}
+                    key=${ev.eventId}
+                    ev=${ev}
+                    selected=${selected?.eventId === ev.eventId}
+                    onSelect=${() => setSelected(ev)}
+                  />`,
+              )}
+            <//>
             <${Pager} page=${data} onPage=${setPage} />`
     }
     ${
@@ -143,6 +102,6 @@ export function Events({ session }: { session: Session }): VNode {
             <pre class="json">${JSON.stringify(selected, null, 2)}</pre>
           </section>`
     }
-    ${isAdmin(session) ? html`<${SendEvent} session=${session} onSent=${load} />` : ''}
+    ${isAdmin(session) ? html`<${SendEvent} session=${session} onSent=${reload} />` : ''}
   </div>`;
 }

@@ -10,6 +10,7 @@ import type { VNode } from 'preact';
 import { describeError, ApiError } from './api.ts';
 import { fromConfig, newLeaf, toConfig, type Draft } from './condition-draft.ts';
 import { ConditionNode } from './condition-editor.ts';
+import { SelectField, TextField } from './fields.ts';
 import { isAdmin, type Session } from './session.ts';
 import type { RuleRecord } from '../../domain/rules/rule.ts';
 import {
@@ -116,51 +117,38 @@ export function RuleEditor({ session, rule, onDone }: RuleEditorProps): VNode {
       : result !== null && !result.success
         ? result.validationErrors
         : [];
+  const changeType = (value: string): void => {
+    if (value === 'RATE_CHANGE' && root.kind === 'group') setRoot(shown);
+    setRuleType(value as RuleType);
+  };
   return html`<form class="view editor" onSubmit=${save} aria-label="Rule editor">
     <h2>${rule === null ? 'New rule' : `Edit rule ${rule.id}`}</h2>
     <datalist id="metric-names">
       ${METRIC_SUGGESTIONS.map((m) => html`<option value=${m} />`)}
     </datalist>
     <div class="fields">
-      <label
-        >Name
-        <input
-          name="name"
-          value=${name}
-          onInput=${(e: Event) => setName((e.target as HTMLInputElement).value)}
-          required
-      /></label>
-      <label
-        >Type
-        <select
-          name="ruleType"
-          value=${ruleType}
-          onChange=${(e: Event) => {
-            const t = (e.target as HTMLSelectElement).value as RuleType;
-            if (t === 'RATE_CHANGE' && root.kind === 'group') setRoot(shown);
-            setRuleType(t);
-          }}
-        >
-          ${[...EVALUATED_RULE_TYPES].map((t) => html`<option>${t}</option>`)}
-        </select></label
-      >
-      <label
-        >Severity
-        <select
-          name="severity"
-          value=${severity}
-          onChange=${(e: Event) => setSeverity((e.target as HTMLSelectElement).value as RuleSeverity)}
-        >
-          ${RULE_SEVERITIES.map((s) => html`<option>${s}</option>`)}
-        </select></label
-      >
-      <label class="wide"
-        >Description
-        <input
-          name="description"
-          value=${description}
-          onInput=${(e: Event) => setDescription((e.target as HTMLInputElement).value)}
-      /></label>
+      <${TextField} label="Name" name="name" value=${name} onValue=${setName} />
+      <${SelectField}
+        label="Type"
+        name="ruleType"
+        value=${ruleType}
+        onValue=${changeType}
+        options=${[...EVALUATED_RULE_TYPES]}
+      />
+      <${SelectField}
+        label="Severity"
+        name="severity"
+        value=${severity}
+        onValue=${(v: string) => setSeverity(v as RuleSeverity)}
+        options=${RULE_SEVERITIES}
+      />
+      <${TextField}
+        class="wide"
+        label="Description"
+        name="description"
+        value=${description}
+        onValue=${setDescription}
+      />
     </div>
     <h3>Condition${single ? ' (percent change between two windows)' : ''}</h3>
     <${ConditionNode}
