@@ -127,4 +127,22 @@ export default tseslint.config(
   ),
   layer(['src/http/**', 'src/stomp/**'], ['**/db/*', 'piscina', 'postgres', 'node:worker_threads']),
   layer(['src/actors/**'], ['uWebSockets.js', '**/http/*', '**/stomp/*']),
+  // The dashboard page runs in the browser: the pure domain's vocabulary and types, nothing of Node.
+  layer(
+    ['src/dashboard/web/**'],
+    [
+      'node:*',
+      '**/http/*',
+      '**/stomp/*',
+      '**/actors/*',
+      '**/db/*',
+      '**/protocol/*',
+      '**/schemas/*',
+      '**/auth/*',
+      'uWebSockets.js',
+      'piscina',
+      'postgres',
+      'pino',
+    ],
+  ),
 );
