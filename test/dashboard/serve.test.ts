@@ -3,6 +3,7 @@
 // every module the page imports reachable on this origin, and the first view under 250 KB compressed.
 import { createHash } from 'node:crypto';
 import t from 'tap';
+import { loadDashboard } from '../../src/dashboard/assets.ts';
 import { buildDashboard } from '../support/dashboard-build.ts';
 import { startTestService } from '../support/service.ts';
 
@@ -129,4 +130,16 @@ t.test('the first view loads only this origin and weighs under 250 KB compressed
   t.ok(seen.has(imports.uplot ?? ''), 'uPlot is among the modules loaded');
   t.ok(total < 250 * 1024, `first view: ${(total / 1024).toFixed(1)} KB compressed`);
   t.comment(`first view: ${seen.size} modules, ${(total / 1024).toFixed(1)} KB brotli`);
+});
+
+t.test('without a build, / says how to make one and loads no script', async (t) => {
+  const dashboard = loadDashboard('/nonexistent-dashboard-build');
+  t.equal(dashboard.built, false);
+  const page = dashboard.assets.get('/')?.identity.body.toString() ?? '';
+  t.match(page, 'npm run build');
+  t.notMatch(page, '<script type="module"');
+  t.ok(
+    [...dashboard.assets.keys()].some((p) => p.endsWith('/vendor/uplot.js')),
+    'vendor files',
+  );
 });
