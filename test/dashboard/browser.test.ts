@@ -170,6 +170,24 @@ async function run(): Promise<void> {
     await phone.close();
   });
 
+  t.test('keyboard only: sign in with Enter, reach the rules with Tab', async (t) => {
+    const kb = await browser.newPage();
+    await kb.goto(svc.base + '/');
+    await kb.waitForSelector('input[name=apiKey]:focus');
+    await kb.keyboard.type(TEST_ADMIN_KEY);
+    await kb.keyboard.press('Enter');
+    await kb.waitForSelector('[data-live=live]');
+    let focused = '';
+    for (let i = 0; i < 10 && focused !== 'Rules'; i++) {
+      await kb.keyboard.press('Tab');
+      focused = (await kb.locator(':focus').textContent()) ?? '';
+    }
+    t.equal(focused, 'Rules', 'the Rules link takes the focus');
+    await kb.keyboard.press('Enter');
+    await kb.waitForSelector('table[aria-label=Rules]');
+    await kb.close();
+  });
+
   t.test('a read key sees no admin action', async (t) => {
     const res = await svc.request('/api/v1/keys', {
       json: { name: 'browser-read', scope: 'read' },

@@ -4,7 +4,7 @@
  * the back button work without a server route per view.
  */
 import { html, render } from 'htm/preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { VNode } from 'preact';
 import { describeError } from './api.ts';
 import { Alerts } from './alerts.ts';
@@ -32,6 +32,9 @@ function SignIn({
 }): VNode {
   const [key, setKey] = useState('');
   const [error, setError] = useState(problem);
+  const input = useRef<HTMLInputElement>(null);
+  // The field takes the keyboard at once (autofocus is not honoured for rendered elements).
+  useEffect(() => input.current?.focus(), []);
   const submit = (e: Event): void => {
     e.preventDefault();
     signIn(key.trim()).then(onSignedIn, (err: unknown) => setError(describeError(err)));
@@ -52,7 +55,7 @@ function SignIn({
           value=${key}
           onInput=${(e: Event) => setKey((e.target as HTMLInputElement).value)}
           required
-          autofocus
+          ref=${input}
       /></label>
       <button type="submit" class="primary">Sign in</button>
       ${error === '' ? '' : html`<p class="error" role="alert">${error}</p>`}
