@@ -31,7 +31,7 @@ export const newLeaf = (): LeafDraft => ({
 });
 
 /** A number when the text is one, else the text itself (the server names the problem). */
-const numberOrText = (text: string): number | string => {
+export const numberOrText = (text: string): number | string => {
   const trimmed = text.trim();
   return trimmed !== '' && Number.isFinite(Number(trimmed)) ? Number(trimmed) : text;
 };

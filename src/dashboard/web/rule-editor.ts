@@ -8,7 +8,7 @@ import { html } from 'htm/preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { VNode } from 'preact';
 import { describeError, ApiError } from './api.ts';
-import { fromConfig, newLeaf, toConfig, type Draft } from './condition-draft.ts';
+import { fromConfig, newLeaf, numberOrText, toConfig, type Draft } from './condition-draft.ts';
 import { ConditionNode } from './condition-editor.ts';
 import { SelectField, TextField } from './fields.ts';
 import { isAdmin, type Session } from './session.ts';
@@ -42,6 +42,14 @@ type Check =
 const DEBOUNCE_MS = 300;
 const METRIC_SUGGESTIONS = [...SCALAR_METRICS, ...INDEXED_METRICS.map((m) => `${m}[…]`)];
 
+/** `Now: would not fire (errorRate = 23.077, latencyP95 = 1)`. */
+function simulation(sim: NonNullable<TestResult['simulationResult']>): string {
+  const values = Object.entries(sim.currentValues).map(
+    ([metric, value]) => `${metric} = ${Number(value.toFixed(3))}`,
+  );
+  return `Now: ${sim.wouldTrigger ? 'would fire' : 'would not fire'} (${values.join(', ')})`;
+}
+
 export interface RuleEditorProps {
   readonly session: Session;
   /** null: a new rule. */
@@ -63,6 +71,8 @@ export function RuleEditor({ session, rule, onDone }: RuleEditorProps): VNode {
   const [root, setRoot] = useState<Draft>(() =>
     rule === null ? newLeaf() : fromConfig(rule.ruleConfig),
   );
+  const [channels, setChannels] = useState(rule?.notificationChannels.join(', ') ?? '');
+  const [suppression, setSuppression] = useState(String(rule?.suppressionWindowMinutes ?? 30));
   const [version, setVersion] = useState(0);
   const [check, setCheck] = useState<Check>({ kind: 'idle' });
   const [saveError, setSaveError] = useState<readonly string[]>([]);
@@ -75,8 +85,14 @@ export function RuleEditor({ session, rule, onDone }: RuleEditorProps): VNode {
       severity,
       description: description === '' ? null : description,
       ruleConfig: toConfig(root),
+      // `slack`, `slack:oncall`, ... as typed: the server names a bad entry.
+      notificationChannels: channels
+        .split(',')
+        .map((c) => c.trim())
+        .filter((c) => c !== ''),
+      suppressionWindowMinutes: numberOrText(suppression),
     }),
-    [name, ruleType, severity, description, root, version],
+    [name, ruleType, severity, description, channels, suppression, root, version],
   );
 
   useEffect(() => {
@@ -149,6 +165,20 @@ export function RuleEditor({ session, rule, onDone }: RuleEditorProps): VNode {
         value=${description}
         onValue=${setDescription}
       />
+      <${TextField}
+        label="Channels (comma-separated)"
+        name="notificationChannels"
+        value=${channels}
+        onValue=${setChannels}
+        placeholder="slack, webhook:ops"
+      />
+      <${TextField}
+        label="Suppression (min)"
+        name="suppressionWindowMinutes"
+        value=${suppression}
+        onValue=${setSuppression}
+        size=${6}
+      />
     </div>
     <h3>Condition${single ? ' (percent change between two windows)' : ''}</h3>
     <${ConditionNode}
@@ -170,11 +200,7 @@ export function RuleEditor({ session, rule, onDone }: RuleEditorProps): VNode {
                 ${
                   result.simulationResult === null
                     ? ''
-                    : html`<p>
-                        Now:
-                        ${result.simulationResult.wouldTrigger ? 'would fire' : 'would not fire'} —
-                        ${Object.entries(result.simulationResult.currentValues).map(([k, v]) => html`<code>${k} = ${v}</code> `)}
-                      </p>`
+                    : html`<p>${simulation(result.simulationResult)}</p>`
                 }
                 ${
                   result.recommendations.length === 0
