@@ -101,8 +101,9 @@ const toStored = (row: AlertRow): StoredAlert => ({
 const json = (sql: Sql | Tx, value: unknown) => sql.json(value as Parameters<Sql['json']>[0]);
 
 /**
- * Stores the incidents of `fired`, FIRING, in one statement; answers each one's stored row. The
- * rules are distinct (one round), so each row is found again by its rule.
+ * Stores the incidents of `fired`, FIRING, in one statement, each with the silence that covers it
+ * (if any: it is then not notified, nor its RESOLVED); answers each one's stored row. The rules
+ * are distinct (one round), so each row is found again by its rule.
  */
 async function insertFired(
   tx: Tx,
@@ -130,17 +131,24 @@ async function insertFired(
     INSERT INTO alerts (rule_id, rule_name, rule_version, severity, triggered_at, state,
                         matched_conditions, current_values, condition_text, message,
                         explanation, explanation_text, notification_channels,
-                        notification_config, held_by_budget)
-    SELECT v.rule_id, v.rule_name, v.rule_version, v.severity,
-           'epoch'::timestamptz + v.triggered_at * interval '1 millisecond', 'FIRING',
+                        notification_config, held_by_budget, silence_id)
+    SELECT v.rule_id, v.rule_name, v.rule_version, v.severity, f.at, 'FIRING',
            v.matched_conditions, v.current_values, v.condition_text, v.message,
            v.explanation, v.explanation_text, v.notification_channels, v.notification_config,
-           v.held_by_budget
+           v.held_by_budget,
+           -- The silence that covers it when it fires (the oldest, if several do).
+           (SELECT s.id FROM silences s
+            WHERE s.ends_at > f.at AND s.starts_at <= f.at
+              AND (s.rule_id IS NULL OR s.rule_id = v.rule_id)
+              AND (s.severity IS NULL OR s.severity = v.severity)
+            ORDER BY s.id LIMIT 1)
     FROM jsonb_to_recordset(${json(tx, rows)}) AS v(
            ord int4, rule_id int4, rule_name text, rule_version int4, severity text,
            triggered_at int8, matched_conditions jsonb, current_values jsonb, condition_text text,
            message text, explanation jsonb, explanation_text text, notification_channels jsonb,
            notification_config jsonb, held_by_budget boolean)
+    CROSS JOIN LATERAL (
+      SELECT 'epoch'::timestamptz + v.triggered_at * interval '1 millisecond' AS at) f
     ORDER BY v.ord
     RETURNING *`;
   return new Map(stored.map((row) => [row.rule_id, toStored(row)]));
