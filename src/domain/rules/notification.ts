@@ -66,7 +66,8 @@ export function incidentNotification(
   alert: AlertRecord,
   transition: IncidentTransition,
 ): IncidentNotification {
-  const { condition: _c, deliveries: _d, resolveDeliveries: _r, ...payload } = alert;
+  // What a channel is told leaves out the stored-only fields.
+  const { condition, deliveries, resolveDeliveries, ...payload } = alert;
   const base = {
     ...payload,
     alertId: alert.id,

@@ -13,7 +13,7 @@ import { emailMessage } from '../../../src/notify/email.ts';
 import { slackMessage } from '../../../src/notify/slack.ts';
 import { alert as firing } from '../../notify/receivers.ts';
 
-const { alertId: _a, transition: _t, transitionId: _i, durationSeconds: _d, ...payload } = firing;
+const { alertId, transition, transitionId, durationSeconds, ...payload } = firing;
 const resolvedRecord: AlertRecord = {
   ...payload,
   state: 'RESOLVED',
