@@ -401,6 +401,13 @@ export async function acknowledgeAlert(
   return { alert: toRecord(row), changed: row.changed };
 }
 
+/** Where the delivery results of each kind of notification are written: table and column. */
+const DELIVERIES_OF = {
+  FIRING: ['alerts', 'deliveries'],
+  RESOLVED: ['alerts', 'resolve_deliveries'],
+  DIGEST: ['alert_digests', 'deliveries'],
+} as const satisfies Record<AlertDeliveries['transition'], readonly [string, string]>;
+
 /**
  * Writes the delivery results of many notifications, one statement per kind: FIRING and RESOLVED
  * on their alerts, DIGEST on their digests.
@@ -409,33 +416,18 @@ export async function recordDeliveries(
   sql: Sql,
   results: readonly AlertDeliveries[],
 ): Promise<void> {
-  const rowsOf = (transition: AlertDeliveries['transition']) =>
-    results
-      .filter((r) => r.transition === transition)
-      .map((r) => ({ id: r.id, deliveries: r.deliveries }));
-  const firing = rowsOf('FIRING');
-  const resolved = rowsOf('RESOLVED');
-  const digests = rowsOf('DIGEST');
-  await Promise.all([
-    firing.length === 0
-      ? undefined
-      : sql`
-        UPDATE alerts a SET deliveries = v.deliveries
-        FROM jsonb_to_recordset(${json(sql, firing)}) AS v(id int8, deliveries jsonb)
-        WHERE a.id = v.id`,
-    resolved.length === 0
-      ? undefined
-      : sql`
-        UPDATE alerts a SET resolve_deliveries = v.deliveries
-        FROM jsonb_to_recordset(${json(sql, resolved)}) AS v(id int8, deliveries jsonb)
-        WHERE a.id = v.id`,
-    digests.length === 0
-      ? undefined
-      : sql`
-        UPDATE alert_digests d SET deliveries = v.deliveries
-        FROM jsonb_to_recordset(${json(sql, digests)}) AS v(id int8, deliveries jsonb)
-        WHERE d.id = v.id`,
-  ]);
+  await Promise.all(
+    Object.entries(DELIVERIES_OF).map(async ([transition, [table, column]]) => {
+      const rows = results
+        .filter((r) => r.transition === transition)
+        .map((r) => ({ id: r.id, deliveries: r.deliveries }));
+      if (rows.length === 0) return;
+      await sql`
+        UPDATE ${sql(table)} t SET ${sql(column)} = v.deliveries
+        FROM jsonb_to_recordset(${json(sql, rows)}) AS v(id int8, deliveries jsonb)
+        WHERE t.id = v.id`;
+    }),
+  );
 }
 
 export async function listAlerts(
