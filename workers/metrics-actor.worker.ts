@@ -7,7 +7,7 @@
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { gzipSync } from 'node:zlib';
 import { Aggregator } from '../src/domain/metrics/aggregator.ts';
-import type { AlertResolution, AlertTransition } from '../src/domain/rules/alert.ts';
+import type { AlertResolution, AlertTransition, DigestDue } from '../src/domain/rules/alert.ts';
 import { RuleEngine } from '../src/domain/rules/rule-engine.ts';
 import { testRule } from '../src/domain/rules/rule-test.ts';
 import { TickTimer } from '../src/instrumentation/tick-timer.ts';
@@ -70,13 +70,17 @@ const postTransitions = (transitions: readonly AlertTransition[]): void => {
 };
 
 const resolved: AlertResolution[] = [];
+const digests: DigestDue[] = [];
 const evaluate = (): void => {
-  const fired = tickTimer.time(() => engine.tick(aggregator, Date.now(), resolved));
+  const fired = tickTimer.time(() => engine.tick(aggregator, Date.now(), resolved, digests));
   postTransitions([
     ...resolved.map((resolution): AlertTransition => ({ kind: 'resolved', resolution })),
+    // Before this tick's firings: a digest covers the incidents held back before it.
+    ...digests.map((digest): AlertTransition => ({ kind: 'digest', digest })),
     ...fired.map((alert): AlertTransition => ({ kind: 'fired', alert })),
   ]);
   resolved.length = 0;
+  digests.length = 0;
 };
 
 /** A rule that left evaluation while FIRING (paused, archived, deleted): its incident resolves. */

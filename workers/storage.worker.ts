@@ -14,6 +14,7 @@ import * as rules from '../src/db/rules-repository.ts';
 import * as alerts from '../src/db/alerts-repository.ts';
 import * as apiKeys from '../src/db/api-keys-repository.ts';
 import * as contactPoints from '../src/db/contact-points-repository.ts';
+import * as silences from '../src/db/silences-repository.ts';
 import type { MetricEvent } from '../src/domain/event.ts';
 import type { RuleRecord } from '../src/domain/rules/rule.ts';
 import { nameThisThread, THREAD_NAMES } from '../src/instrumentation/thread-name.ts';
@@ -301,6 +302,42 @@ export const deleteContactPoint: StorageHandlers['deleteContactPoint'] = async (
   return result.value ? { ok: true, value: true } : NO_CONTACT_POINT;
 };
 
+export const createSilence: StorageHandlers['createSilence'] = async ({ fields, now, maxOpen }) => {
+  const result = await guarded('createSilence', () =>
+    silences.createSilence(sql, fields, now, maxOpen),
+  );
+  if (!result.ok) return result;
+  if (result.value === 'UNKNOWN_RULE') {
+    return { ok: false, code: 'UNKNOWN_RULE', message: `ruleId ${fields.ruleId} names no rule` };
+  }
+  if (result.value === 'SILENCE_LIMIT') {
+    return {
+      ok: false,
+      code: 'SILENCE_LIMIT',
+      message: `At most ${maxOpen} silences may be pending or active; end one to make room`,
+    };
+  }
+  return { ok: true, value: result.value };
+};
+
+const silenceNotFound = (id: number) =>
+  ({ ok: false, code: 'NOT_FOUND', message: `Silence ${id} not found` }) as const;
+
+export const getSilence: StorageHandlers['getSilence'] = async ({ id }) => {
+  const result = await guarded('getSilence', () => silences.getSilence(sql, id));
+  if (!result.ok) return result;
+  return result.value === null ? silenceNotFound(id) : { ok: true, value: result.value };
+};
+
+export const listSilences: StorageHandlers['listSilences'] = ({ filter, now, page, size }) =>
+  guarded('listSilences', () => silences.listSilences(sql, filter, now, page, size));
+
+export const endSilence: StorageHandlers['endSilence'] = async ({ id, now }) => {
+  const result = await guarded('endSilence', () => silences.endSilence(sql, id, now));
+  if (!result.ok) return result;
+  return result.value === null ? silenceNotFound(id) : { ok: true, value: result.value };
+};
+
 // Checks that this module implements every handler of the protocol with its exact type.
 ({
   insertEvents,
@@ -332,4 +369,8 @@ export const deleteContactPoint: StorageHandlers['deleteContactPoint'] = async (
   getContactPoint,
   saveContactPoint,
   deleteContactPoint,
+  createSilence,
+  getSilence,
+  listSilences,
+  endSilence,
 }) satisfies StorageHandlers;

@@ -16,7 +16,7 @@ import {
   type PreparedRule,
 } from './evaluator.ts';
 import { conditionText } from './condition-text.ts';
-import type { AlertResolution, FiredAlert } from './alert.ts';
+import type { AlertResolution, DigestDue, FiredAlert } from './alert.ts';
 import { explanationText } from './explanation.ts';
 import { RuleLifecycle, type LifecycleState, type LifecycleTimes } from './lifecycle.ts';
 import type { ActiveRule } from './rule.ts';
@@ -130,7 +130,7 @@ export class RuleEngine {
   private entryOf(rule: ActiveRule, set: PreparedSet): Entry {
     let throttle = this.throttles.get(rule.id);
     if (throttle === undefined) {
-      throttle = new Throttle(rule.recentAlerts);
+      throttle = new Throttle(rule);
       this.throttles.set(rule.id, throttle);
     }
     let lifecycle = this.lifecycles.get(rule.id);
@@ -165,21 +165,31 @@ export class RuleEngine {
     return this.lifecycles.get(ruleId)?.state;
   }
 
-  /** Why a stored rule is held back right now, or undefined (for the rule test's message). */
+  /**
+   * Why a stored rule's next incident would be held back or not notified right now, or undefined
+   * (for the rule test's message).
+   */
   throttleNote(ruleId: number, now: number): string | undefined {
     const entry = this.entries.find((e) => e.rule.id === ruleId);
-    return entry?.throttle.heldBack(entry.rule, now) ?? undefined;
+    return entry?.throttle.note(entry.rule, now) ?? undefined;
   }
 
   /**
    * Evaluates every rule, highest priority first; returns the alerts to fire, in that order, and
-   * appends the incidents that resolved to `resolved`.
+   * appends the incidents that resolved to `resolved` and the digests due to `digests`.
    */
-  tick(live: WindowedMetrics, now: number, resolved: AlertResolution[] = []): FiredAlert[] {
+  tick(
+    live: WindowedMetrics,
+    now: number,
+    resolved: AlertResolution[] = [],
+    digests: DigestDue[] = [],
+  ): FiredAlert[] {
     const values = live.valuesOf(this.set.reads);
     const fired: FiredAlert[] = [];
     for (const entry of this.entries) {
       const { lifecycle, prepared } = entry;
+      const since = entry.throttle.digestDue(entry.rule, now);
+      if (since !== null) digests.push(digestDue(entry.rule, since, now));
       const firing = lifecycle.state === 'FIRING';
       const holding = firing ? holdsWhileFiring(prepared, values) : holds(prepared, values);
       const step = lifecycle.observe(holding, now, entry.times);
@@ -195,13 +205,13 @@ export class RuleEngine {
         });
         continue;
       }
-      // Held back by throttling: it stays PENDING and fires once throttling allows.
-      if (entry.throttle.heldBack(entry.rule, now) !== null) continue;
+      // Held back by suppression: it stays PENDING and fires once the window has passed.
+      if (entry.throttle.suppressed(entry.rule, now) !== null) continue;
       const result = explainRule(prepared, values);
       if (!result.wouldTrigger) continue;
       lifecycle.fired(now);
-      entry.throttle.fired(now);
       const { rule } = entry;
+      const heldByBudget = entry.throttle.fired(rule, now) === 'hold';
       fired.push({
         ruleId: rule.id,
         ruleName: rule.name,
@@ -216,8 +226,21 @@ export class RuleEngine {
         explanationText: explanationText(result.explanation),
         notificationChannels: rule.notificationChannels,
         notificationConfig: rule.notificationConfig,
+        heldByBudget,
       });
     }
     return fired;
   }
 }
+
+const digestDue = (rule: ActiveRule, since: number, until: number): DigestDue => ({
+  ruleId: rule.id,
+  ruleName: rule.name,
+  ruleVersion: rule.version,
+  severity: rule.severity,
+  notificationChannels: rule.notificationChannels,
+  notificationConfig: rule.notificationConfig,
+  maxAlertsPerHour: rule.maxAlertsPerHour,
+  since,
+  until,
+});
