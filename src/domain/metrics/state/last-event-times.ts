@@ -7,7 +7,9 @@
  */
 import type { MetricEvent } from '../../event.ts';
 import type { MetricsLimits } from '../metrics-limits.ts';
-import type { SilenceScope } from '../windows/metric-names.ts';
+
+/** What a producer-silent metric watches: every event (key ''), one type, or one source. */
+export type SilenceScope = 'all' | 'type' | 'source';
 
 /** The keys rules read, per scope (WindowReads.watchedKeys). */
 export interface WatchedKeys {

@@ -2,6 +2,8 @@
  * @module The metric names that rules may use (spec 2.8), parsed into references. Shared by the
  * aggregator (which answers them over a window) and the rule validator / evaluator.
  */
+import type { SilenceScope } from '../state/last-event-times.ts';
+
 export const SCALAR_METRICS = [
   'totalEvents',
   'eventsPerSecond',
@@ -40,9 +42,6 @@ export const KEYED_SILENCE_METRICS = [
   'secondsSinceLastEventBySource',
 ] as const;
 export type KeyedSilenceMetric = (typeof KEYED_SILENCE_METRICS)[number];
-
-/** What a silence metric watches: every event (key ''), one type, or one source. */
-export type SilenceScope = 'all' | 'type' | 'source';
 
 export type MetricRef =
   | { readonly kind: 'scalar'; readonly name: ScalarMetric }
