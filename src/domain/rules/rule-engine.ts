@@ -6,6 +6,7 @@
  * one whose condition (with recovery thresholds) was false for keepFiringSeconds. Pure: time comes
  * in as an argument.
  */
+import { isSilenceMetric } from '../metrics/windows/metric-names.ts';
 import type { WindowReads, WindowedMetrics } from '../metrics/windows/window-reads.ts';
 import {
   PreparedSet,
@@ -22,9 +23,11 @@ import { RuleLifecycle, type LifecycleState, type LifecycleTimes } from './lifec
 import type { ActiveRule } from './rule.ts';
 import {
   EVALUATED_RULE_TYPES,
+  MAX_WINDOW_MINUTES,
   leaves,
   lifecycleOf,
   type Condition,
+  type ConditionLeaf,
   type RuleConfig,
   type RuleType,
 } from './rule-types.ts';
@@ -39,11 +42,21 @@ interface Entry {
   readonly condition: string;
 }
 
-/** The span of metrics a rule reads, in ms: its longest window (RATE_CHANGE reads two). */
+/**
+ * How long a leaf must be observed after a restart before its falseness means recovery: its
+ * window; for a producer-silent leaf, its threshold (a key with no stored event counts again from
+ * the restart, and takes that long to read as silent again), at most a day.
+ */
+function leafSpanMs(leaf: ConditionLeaf): number {
+  if (!isSilenceMetric(leaf.metric)) return leaf.windowMinutes * 60_000;
+  return Math.min(MAX_WINDOW_MINUTES * 60, Math.max(0, leaf.threshold)) * 1000 + 1000;
+}
+
+/** The span of metrics a rule reads, in ms: its longest (RATE_CHANGE reads two windows). */
 function readSpanMs(ruleType: RuleType, config: RuleConfig): number {
   if (!EVALUATED_RULE_TYPES.has(ruleType)) return 0;
-  const longest = Math.max(...leaves(config as Condition).map((leaf) => leaf.windowMinutes));
-  return (ruleType === 'RATE_CHANGE' ? 2 : 1) * longest * 60_000;
+  const longest = Math.max(...leaves(config as Condition).map(leafSpanMs));
+  return (ruleType === 'RATE_CHANGE' ? 2 : 1) * longest;
 }
 
 const byPriority = (a: ActiveRule, b: ActiveRule): number => b.priority - a.priority || a.id - b.id;

@@ -273,3 +273,23 @@ void t.test('rule test: a key no event used is a WARNING; a new rule counts from
   );
   t.end();
 });
+
+void t.test('restored FIRING on a never-seen key waits its threshold before resolving', (t) => {
+  // After a restart the key (no stored event) counts from the restart: false for 600 s, which is
+  // not a recovery (its 5-minute window alone would have resolved it at 300 s).
+  const { aggregator, clock } = newAggregator();
+  const engine = new RuleEngine();
+  const config = leaf('secondsSinceLastEventByType[never]', 'GREATER_THAN', 600);
+  engine.setRules([activeRule(1, config, { firingSince: T0 - 3_600 * SECOND })], T0);
+  const resolved: Parameters<RuleEngine['tick']>[2] = [];
+  for (let s = 1; s <= 600; s += 1) {
+    clock.set(T0 + s * SECOND);
+    engine.tick(aggregator, T0 + s * SECOND, resolved);
+  }
+  t.same(resolved, [], 'still FIRING at 600 s');
+  clock.set(T0 + 601 * SECOND);
+  engine.tick(aggregator, T0 + 601 * SECOND, resolved);
+  t.equal(engine.stateOf(1), 'FIRING', 'silent again: it never resolved');
+  t.same(resolved, []);
+  t.end();
+});
