@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { createIngestBatcher } from './actors/ingest-batcher.ts';
 import { startMetricsActor, type RestartTimers } from './actors/metrics-actor-client.ts';
+import { seedNewestEvents } from './actors/newest-events-seed.ts';
 import { startStoragePool } from './actors/storage-pool.ts';
 import type { Config } from './config.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres.ts';
@@ -151,6 +152,8 @@ async function startOn(
   });
   // Listening before the first rule load: it may resolve incidents of rules no longer ACTIVE.
   metrics.onAlert((transition) => alertSink.accept(transition));
+  // Before the first rule load: it makes the actor ask for the producers its rules watch.
+  seedNewestEvents(pool, metrics, log);
   const ruleSync = createRuleSync(pool, metrics, log);
   started.push(() => ruleSync.stop());
   await ruleSync.changed();

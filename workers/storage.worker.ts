@@ -10,6 +10,7 @@ import { threadId, workerData } from 'node:worker_threads';
 import { connect } from '../src/db/connect.ts';
 import { describeDbError } from '../src/db/db-failure.ts';
 import * as events from '../src/db/events-repository.ts';
+import { newestEvents as readNewestEvents } from '../src/db/newest-events-repository.ts';
 import * as rules from '../src/db/rules-repository.ts';
 import * as alerts from '../src/db/alerts-repository.ts';
 import * as apiKeys from '../src/db/api-keys-repository.ts';
@@ -106,6 +107,9 @@ export const insertEvents: StorageHandlers['insertEvents'] = async ({ events: ba
   }
   return result;
 };
+
+export const newestEvents: StorageHandlers['newestEvents'] = (lookup) =>
+  guarded('newestEvents', () => readNewestEvents(sql, lookup));
 
 export const listEvents: StorageHandlers['listEvents'] = ({ eventType, page, size }) =>
   guarded('listEvents', () => events.listEvents(sql, eventType, page, size));
@@ -373,4 +377,5 @@ export const endSilence: StorageHandlers['endSilence'] = async ({ id, now }) => 
   getSilence,
   listSilences,
   endSilence,
+  newestEvents,
 }) satisfies StorageHandlers;

@@ -3,6 +3,7 @@
  * no class instances): everything here crosses a thread boundary by structured clone.
  */
 import type { MetricEvent } from '../domain/event.ts';
+import type { KeyLookup, NewestEvents } from '../domain/metrics/state/last-event-times.ts';
 import type { AlertTransition } from '../domain/rules/alert.ts';
 import type { ActiveRule } from '../domain/rules/rule.ts';
 import type { RuleTestInput, RuleTestResult } from '../domain/rules/rule-test.ts';
@@ -35,6 +36,8 @@ export type MetricsCommand =
       readonly ids: readonly number[];
       readonly rules: readonly ActiveRule[];
     }
+  /** The newest stored events of the keys a `watching` notice asked for. */
+  | { readonly type: 'seed-last-events'; readonly requestId: number; readonly newest: NewestEvents }
   /** Over the last `last` ticks (1..600). */
   | { readonly type: 'evaluation-stats'; readonly requestId: number; readonly last: number }
   | { readonly type: 'stop'; readonly requestId: number };
@@ -48,6 +51,7 @@ export interface MetricsReplies {
   readonly 'set-rules': { readonly rules: number };
   readonly 'put-rules': { readonly rules: number };
   readonly 'evaluation-stats': EvaluationStats;
+  readonly 'seed-last-events': null;
   readonly stop: null;
 }
 
@@ -82,6 +86,12 @@ export type MetricsNotice =
    * notifies those that fired.
    */
   | { readonly type: 'alerts'; readonly transitions: readonly AlertTransition[] }
+  /**
+   * Rules now read the silence of these keys (first time since the actor started, and each new
+   * key after): the front reads their newest stored events and answers with seed-last-events,
+   * so that the times survive an actor restart.
+   */
+  | { readonly type: 'watching'; readonly keys: KeyLookup }
   | {
       readonly type: 'reply';
       readonly requestId: number;

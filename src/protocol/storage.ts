@@ -6,6 +6,7 @@
 import type { ApiKeyFields, ApiKeyRecord, StoredApiKey } from '../domain/api-key.ts';
 import type { ContactPoint, ContactPointFields } from '../domain/contact-points/contact-point.ts';
 import type { EventPage, EventRecord, NewEvent } from '../domain/event.ts';
+import type { KeyLookup, NewestEvents } from '../domain/metrics/state/last-event-times.ts';
 import type {
   Acknowledgement,
   AlertDeliveries,
@@ -39,6 +40,11 @@ export type DbFailure = 'DB_FAILURE';
 type RuleFailure = DbFailure | 'NOT_FOUND';
 
 export interface StorageHandlers {
+  /**
+   * Receipt times of the newest stored event, and of the newest of each type and source asked
+   * (newest-events-repository.ts says how far it looks).
+   */
+  newestEvents(input: KeyLookup): Promise<Result<NewestEvents, DbFailure>>;
   /** Group commit: one statement for the whole batch; ids in input order. */
   insertEvents(input: {
     readonly events: readonly NewEvent[];
