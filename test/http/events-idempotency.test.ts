@@ -3,6 +3,8 @@
 // header of a single POST; a key reused for another body is 422; concurrent duplicates store one
 // row; a batch with keys repeated inside it; each API key's keys are its own; a key past the
 // window (pruner fired by the test, its clock moved) stores anew.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import t from 'tap';
 import { getMetrics, waitForMetrics } from '../service/helpers.ts';
 import {
@@ -14,7 +16,8 @@ import {
   storedEvent,
   type Ack,
 } from '../support/events.ts';
-import { keyHeaders } from '../support/keys.ts';
+import { docText } from '../support/doc-tables.ts';
+import { keyHeaders, TEST_ADMIN_KEY } from '../support/keys.ts';
 import { startTestService } from '../support/service.ts';
 
 const HOUR = 3_600_000;
@@ -215,4 +218,19 @@ void t.test('a key past the window is pruned, and a repeat then stores anew', as
   const later = await accepted(await post(event('idem.window', { idempotencyKey: 'k-window' })));
   t.not(later.eventId, first.eventId, 'stored anew');
   t.equal(await keyRows('k-window'), 1);
+});
+
+void t.test("the README's retry example, run twice as written, stores one event", async (t) => {
+  const blocks = [...docText('README.md').matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
+  const retry = blocks.filter((b) => b.includes('Idempotency-Key:'));
+  t.equal(retry.length, 1, 'one README block shows the header');
+  const script = (retry[0] ?? '').replaceAll('localhost:8080', svc.base.slice('http://'.length));
+  const env = { ...process.env, VIGIL_KEY: TEST_ADMIN_KEY };
+  const sh = async () =>
+    JSON.parse((await promisify(execFile)('bash', ['-c', script], { env })).stdout) as Ack;
+  const before = await stored(svc.db);
+  const first = await sh();
+  t.match(first, { status: 'accepted' });
+  t.same(await sh(), first, 'the retry answers the first acknowledgement');
+  t.same(await stored(svc.db), { rows: before.rows + 1, counted: before.counted + 1 });
 });
