@@ -8,7 +8,7 @@
 import { pruneBefore } from '../domain/idempotency.ts';
 import type { Logger } from '../log.ts';
 import { REAL_TIMERS, type Timers } from '../timers.ts';
-import type { StoragePool } from './storage-pool.ts';
+import type { StorageInput, StorageOutput } from '../protocol/storage.ts';
 
 export const PRUNE_EVERY_MS = 10_000;
 export const PRUNE_CHUNK = 5_000;
@@ -20,6 +20,17 @@ export interface IdempotencyPrunerOptions {
   /** Epoch ms, the clock the window is measured on; absent: Date.now. */
   readonly clock?: () => number;
   readonly timers?: Pick<Timers, 'setInterval' | 'clearInterval'>;
+  /** Rows per statement and statements per run; absent: PRUNE_CHUNK and PRUNE_CHUNKS_PER_RUN. */
+  readonly chunk?: number;
+  readonly chunksPerRun?: number;
+}
+
+/** What the pruner asks of the storage pool. */
+export interface PruneRunner {
+  run(
+    name: 'pruneIdempotencyKeys',
+    input: StorageInput<'pruneIdempotencyKeys'>,
+  ): Promise<StorageOutput<'pruneIdempotencyKeys'>>;
 }
 
 export interface IdempotencyPruner {
@@ -29,25 +40,30 @@ export interface IdempotencyPruner {
 }
 
 export function startIdempotencyPruner(
-  pool: Pick<StoragePool, 'run'>,
+  pool: PruneRunner,
   options: IdempotencyPrunerOptions,
 ): IdempotencyPruner {
   const clock = options.clock ?? Date.now;
   const timers = options.timers ?? REAL_TIMERS;
+  const chunk = options.chunk ?? PRUNE_CHUNK;
+  const chunksPerRun = options.chunksPerRun ?? PRUNE_CHUNKS_PER_RUN;
   let running: Promise<number> | null = null;
   let stopped = false;
 
   const run = async (): Promise<number> => {
     const before = pruneBefore(clock(), options.windowHours);
     let deleted = 0;
-    for (let chunk = 0; chunk < PRUNE_CHUNKS_PER_RUN && !stopped; chunk++) {
-      const result = await pool.run('pruneIdempotencyKeys', { before, limit: PRUNE_CHUNK });
+    for (let n = 0; n < chunksPerRun && !stopped; n++) {
+      const result = await pool.run('pruneIdempotencyKeys', { before, limit: chunk });
       if (!result.ok) {
-        options.log.warn({ reason: result.message }, 'pruning idempotency keys failed; retried');
+        options.log.warn(
+          { reason: result.message },
+          'pruning idempotency keys failed; the next run retries',
+        );
         break;
       }
       deleted += result.value;
-      if (result.value < PRUNE_CHUNK) break;
+      if (result.value < chunk) break;
     }
     return deleted;
   };
