@@ -1,7 +1,7 @@
 /**
  * Idempotency keys (issue 22): one row per (producer, key) an event was stored under, written in
  * the event's own statement, so a key is stored if and only if its event is. The event's id and
- * timestamp answer a repeat; body_hash (sha256 of the event's fields as sent, jsonb-normalised)
+ * timestamp answer a repeat; body_hash (sha256 of the event's fields as sent, hashed by the worker)
  * tells a retry from a reuse of the key for another event. Rows older than
  * IDEMPOTENCY_WINDOW_HOURS are deleted in chunks, oldest first (created_at index).
  */

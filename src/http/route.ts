@@ -59,11 +59,14 @@ const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
 /** The headers of a route that reads none. */
 const NO_HEADERS: Readonly<Record<string, string>> = NO_PARAMS;
 
-const copiedHeaders = (
+function copiedHeaders(
   names: readonly string[],
   req: uWS.HttpRequest,
-): Readonly<Record<string, string>> =>
-  Object.fromEntries(names.map((name) => [name, req.getHeader(name)]));
+): Readonly<Record<string, string>> {
+  const headers: Record<string, string> = {};
+  for (const name of names) headers[name] = req.getHeader(name);
+  return headers;
+}
 
 /** The query of a request without one: nothing to parse, nothing to allocate. */
 const NO_QUERY: Query = { get: () => null };

@@ -59,24 +59,46 @@ void t.test('another body under the same key is a reuse, not a repeat', async (t
   t.same(await stored(db), before);
 });
 
-void t.test(
-  'a server-set timestamp is not part of the body; key order in objects is not',
-  async (t) => {
-    const first = keyed(4, 'c', { metadata: { x: 1, y: [1, 2] } }, { timestampGiven: false });
-    const [id] = await insertKeyedEvents(sql, [first], NOW);
-    const retry = keyed(
+void t.test('a server-set timestamp is not part of the body; every field sent is', async (t) => {
+  const first = keyed(4, 'c', { metadata: { x: 1, y: [1, 2] } }, { timestampGiven: false });
+  const [id] = await insertKeyedEvents(sql, [first], NOW);
+  const later = { timestamp: NOW + 60_000, receivedAt: NOW + 60_000 };
+  const retry = keyed(
+    4,
+    'c',
+    { ...later, metadata: { x: 1, y: [1, 2] } },
+    { timestampGiven: false },
+  );
+  t.same((await insertKeyedEvents(sql, [retry], NOW + 60_000))[0], {
+    kind: 'repeat',
+    id,
+    timestamp: NOW + 4,
+  });
+  const changes: Partial<NewEvent>[] = [
+    { eventType: 'other' },
+    { source: 'other' },
+    { userId: 'u' },
+    { sessionId: 's' },
+    { severity: 'ERROR' },
+    { tags: { a: 'b' } },
+    { metadata: { x: 1, y: [1, 2, 3] } },
+    // Compared as sent: a resend keeps the order of keys, a re-serialised object may not.
+    { metadata: { y: [1, 2], x: 1 } },
+  ];
+  for (const change of changes) {
+    const other = keyed(
       4,
       'c',
-      { timestamp: NOW + 60_000, receivedAt: NOW + 60_000, metadata: { y: [1, 2], x: 1 } },
+      { ...later, metadata: first.metadata, ...change },
       { timestampGiven: false },
     );
-    t.same((await insertKeyedEvents(sql, [retry], NOW + 60_000))[0], {
-      kind: 'repeat',
-      id,
-      timestamp: NOW + 4,
-    });
-  },
-);
+    t.same(
+      (await insertKeyedEvents(sql, [other], NOW))[0],
+      { kind: 'key-reused', id },
+      JSON.stringify(change),
+    );
+  }
+});
 
 void t.test(
   'a batch: keys repeated inside it, events without keys, outcomes in order',
