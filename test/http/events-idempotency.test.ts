@@ -171,6 +171,12 @@ void t.test('a batch: keys repeated inside it and across batches, a reuse per it
     'the item without a key is stored again, as it always was',
   );
   t.same(await stored(svc.db), { rows: before.rows + 4, counted: before.counted + 4 });
+  const withHeader = await svc.request('/api/v1/events/batch', {
+    json: items,
+    headers: { 'idempotency-key': 'whole-batch' },
+  });
+  await expectError(t, withHeader, 400, 'VALIDATION_FAILED', ['idempotencyKey']);
+  t.same(await stored(svc.db), { rows: before.rows + 4, counted: before.counted + 4 });
   const single = await accepted(await post(items[4]));
   t.same(single, two, 'a batch item key is the same key on a single POST');
 });

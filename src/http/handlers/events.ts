@@ -122,6 +122,14 @@ function batchItems(body: unknown, max: number): readonly unknown[] {
 }
 
 async function ingestBatch(deps: EventDeps, req: Request): Promise<Reply> {
+  // One key cannot stand for many events: refused rather than ignored, so that a producer does
+  // not believe a batch protected that is not.
+  if ((req.headers[IDEMPOTENCY_HEADER] ?? '') !== '') {
+    throw validationError({
+      idempotencyKey:
+        'the Idempotency-Key header is for a single event; give each batch item its idempotencyKey',
+    });
+  }
   const items = batchItems(req.body, deps.batchMaxEvents);
   charge(req.principal, items.length, req.receivedAt, 'events');
   const unstorable = mayHoldUnstorable(req.rawBody);
@@ -205,6 +213,7 @@ export const eventRoutes = (deps: EventDeps): Route[] => [
     path: '/api/v1/events/batch',
     scope: 'ingest',
     body: 'json',
+    headers: [IDEMPOTENCY_HEADER],
     doc: {
       summary: `Ingest up to ${deps.batchMaxEvents} events in one transaction; one result per item`,
       body: Type.Union([
