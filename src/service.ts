@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createIngestBatcher } from './actors/ingest-batcher.ts';
+import { startIdempotencyPruner } from './actors/idempotency-pruner.ts';
 import { startMetricsActor, type RestartTimers } from './actors/metrics-actor-client.ts';
 import { seedNewestEvents } from './actors/newest-events-seed.ts';
 import { startStoragePool } from './actors/storage-pool.ts';
@@ -45,6 +46,9 @@ export interface ServiceHooks {
   readonly broadcastTimers?: Pick<Timers, 'setInterval' | 'clearInterval'>;
   /** The periodic reload of the contact points (changes made through another instance). */
   readonly contactPointTimers?: Pick<Timers, 'setInterval' | 'clearInterval'>;
+  /** The periodic pruning of idempotency keys past their window, and its clock (epoch ms). */
+  readonly idempotencyTimers?: Pick<Timers, 'setInterval' | 'clearInterval'>;
+  readonly idempotencyClock?: () => number;
 }
 
 export async function startService(
@@ -133,6 +137,13 @@ async function startOn(
     maxInFlight: config.STORAGE_WORKERS * config.DB_CONNECTIONS_PER_WORKER,
     writeTimeoutMs: config.DB_QUERY_TIMEOUT_MS,
   });
+  const pruner = startIdempotencyPruner(pool, {
+    windowHours: config.IDEMPOTENCY_WINDOW_HOURS,
+    log,
+    timers: hooks.idempotencyTimers,
+    clock: hooks.idempotencyClock,
+  });
+  started.push(() => pruner.stop());
   const contactPoints = createContactPointDirectory(pool, log, hooks.contactPointTimers);
   started.push(() => contactPoints.stop());
   const unloaded = await contactPoints.reload();
@@ -216,6 +227,7 @@ async function startOn(
     stomp.closeAll();
     await gate.close();
     await batcher.drain();
+    pruner.stop();
     // Evaluation stops before the last alerts are stored, so none arrives after the pool closed.
     ruleSync.stop();
     contactPoints.stop();

@@ -11,12 +11,13 @@ import { connect } from '../src/db/connect.ts';
 import { describeDbError } from '../src/db/db-failure.ts';
 import * as events from '../src/db/events-repository.ts';
 import { newestEvents as readNewestEvents } from '../src/db/newest-events-repository.ts';
+import * as idempotency from '../src/db/idempotent-insert.ts';
 import * as rules from '../src/db/rules-repository.ts';
 import * as alerts from '../src/db/alerts-repository.ts';
 import * as apiKeys from '../src/db/api-keys-repository.ts';
 import * as contactPoints from '../src/db/contact-points-repository.ts';
 import * as silences from '../src/db/silences-repository.ts';
-import type { MetricEvent } from '../src/domain/event.ts';
+import type { MetricEvent, NewEvent } from '../src/domain/event.ts';
 import type { RuleRecord } from '../src/domain/rules/rule.ts';
 import { nameThisThread, THREAD_NAMES } from '../src/instrumentation/thread-name.ts';
 import { createLogger } from '../src/log.ts';
@@ -88,11 +89,24 @@ async function guarded<T>(op: string, run: () => Promise<T>): Promise<Result<T, 
 
 void foldCounts();
 
+/**
+ * A batch in which no event carries an idempotency key takes the plain insert: keys cost nothing
+ * to producers that do not use them. Only the events stored now go to the metrics actor (a repeat
+ * was counted when it was first stored).
+ */
 export const insertEvents: StorageHandlers['insertEvents'] = async ({ events: batch }) => {
   const writtenAt = Date.now();
-  const result = await guarded('insertEvents', () => events.insertEvents(sql, batch, writtenAt));
+  const keyed = batch.some((e) => e.idempotency !== undefined);
+  const result = await guarded('insertEvents', () =>
+    keyed
+      ? idempotency.insertKeyedEvents(sql, batch, writtenAt)
+      : events.insertEvents(sql, batch, writtenAt),
+  );
   if (result.ok) {
-    for (const e of batch) {
+    const outcomes = result.value;
+    for (let i = 0; i < batch.length; i++) {
+      if (typeof outcomes[i] !== 'number') continue;
+      const e = batch[i] as NewEvent;
       stored.push({
         eventType: e.eventType,
         source: e.source,
@@ -110,6 +124,8 @@ export const insertEvents: StorageHandlers['insertEvents'] = async ({ events: ba
 
 export const newestEvents: StorageHandlers['newestEvents'] = (lookup) =>
   guarded('newestEvents', () => readNewestEvents(sql, lookup));
+export const pruneIdempotencyKeys: StorageHandlers['pruneIdempotencyKeys'] = ({ before, limit }) =>
+  guarded('pruneIdempotencyKeys', () => idempotency.pruneIdempotencyKeys(sql, before, limit));
 
 export const listEvents: StorageHandlers['listEvents'] = ({ eventType, page, size }) =>
   guarded('listEvents', () => events.listEvents(sql, eventType, page, size));
@@ -345,6 +361,7 @@ export const endSilence: StorageHandlers['endSilence'] = async ({ id, now }) => 
 // Checks that this module implements every handler of the protocol with its exact type.
 ({
   insertEvents,
+  pruneIdempotencyKeys,
   listEvents,
   getEvent,
   ping,

@@ -7,6 +7,7 @@ import type { ApiKeyFields, ApiKeyRecord, StoredApiKey } from '../domain/api-key
 import type { ContactPoint, ContactPointFields } from '../domain/contact-points/contact-point.ts';
 import type { EventPage, EventRecord, NewEvent } from '../domain/event.ts';
 import type { KeyLookup, NewestEvents } from '../domain/metrics/state/last-event-times.ts';
+import type { InsertOutcome } from '../domain/idempotency.ts';
 import type {
   Acknowledgement,
   AlertDeliveries,
@@ -45,10 +46,18 @@ export interface StorageHandlers {
    * (newest-events-repository.ts says how far it looks).
    */
   newestEvents(input: KeyLookup): Promise<Result<NewestEvents, DbFailure>>;
-  /** Group commit: one statement for the whole batch; ids in input order. */
+  /**
+   * Group commit: one statement for the whole batch; outcomes in input order (plain ids unless
+   * an event carries an idempotency key).
+   */
   insertEvents(input: {
     readonly events: readonly NewEvent[];
-  }): Promise<Result<readonly number[], DbFailure>>;
+  }): Promise<Result<readonly InsertOutcome[], DbFailure>>;
+  /** Deletes at most `limit` idempotency keys stored before `before` (epoch ms); answers how many. */
+  pruneIdempotencyKeys(input: {
+    readonly before: number;
+    readonly limit: number;
+  }): Promise<Result<number, DbFailure>>;
   listEvents(input: {
     readonly eventType: string | null;
     readonly page: number;
