@@ -1,7 +1,8 @@
 /**
  * `npm run bench:ingest`: POST /api/v1/events against the bare uWS ceiling, then against Vigil's
  * durable ingest (202 after COMMIT) with an API key on every request, then the same against a
- * service with VIGIL_AUTH=off, in one run; each durable run checks that every 2xx is a stored row.
+ * service with VIGIL_AUTH=off, in one run, and (COMPARE_IDEMPOTENCY=1) with an idempotency key on
+ * every event; each durable run checks that every 2xx is a stored row.
  * Then the per-event CPU breakdown: a fresh service under a paced open-loop ingest, its CPU and
  * its PostgreSQL's and the load generator's read from /proc, as µs per acknowledged event.
  */
@@ -35,17 +36,26 @@ const TARGET_P99_MS = 25;
 // 0 skips it. Issue 17: keys on within 5 % of auth off.
 const COMPARE_AUTH_OFF = switchKnob('COMPARE_AUTH_OFF', true);
 const TARGET_KEY_RATIO = 0.95;
+// COMPARE_IDEMPOTENCY: 1 runs the durable scenario again with a fresh idempotencyKey on every
+// event (issue 22), 0 (default) skips it. While it is on, every scenario's load generator makes a
+// fresh id per request, so both rows pay the same client work. Target: keys within 15 %.
+const COMPARE_IDEMPOTENCY = switchKnob('COMPARE_IDEMPOTENCY', false);
+const TARGET_IDEMPOTENCY_RATIO = 0.85;
 
 // prettier-ignore
 const TYPES = ['page_view', 'click', 'signup', 'purchase', 'api_call', 'search', 'video_play', 'login'];
 const SEVERITIES = ['INFO', 'INFO', 'INFO', 'INFO', 'INFO', 'WARNING', 'INFO', 'ERROR'];
 
-/** A handful of realistic event bodies (~400 bytes), sent in turn by every connection. */
-function eventBodies(now: number): LoadRequest[] {
+/**
+ * A handful of realistic event bodies (~400 bytes), sent in turn by every connection; `keyed`: each
+ * with an idempotencyKey that autocannon makes unique per request (`[<id>]`).
+ */
+function eventBodies(now: number, keyed: boolean): LoadRequest[] {
   return TYPES.map((eventType, i) => ({
     method: 'POST',
     path: '/api/v1/events',
     body: JSON.stringify({
+      ...(keyed ? { idempotencyKey: `bench-${i}-[<id>]` } : {}),
       eventType,
       timestamp: new Date(now - i * 3_700).toISOString(),
       source: i % 2 === 0 ? 'web-frontend' : 'checkout-service',
@@ -78,12 +88,14 @@ async function loadAgainst(
   name: string,
   baseUrl: string,
   onAnswer?: (status: number, body: string) => void,
+  keyed = false,
 ) {
   return runLoad(
     {
       name,
       baseUrl,
-      requests: eventBodies(Date.now()),
+      requests: eventBodies(Date.now(), keyed),
+      idReplacement: COMPARE_IDEMPOTENCY,
       connections: CONNECTIONS,
       pipelining: PIPELINING,
       expectedStatus: 202,
@@ -198,8 +210,10 @@ async function checkAuthentication(service: BenchService, auth: 'on' | 'off'): P
  * the bench's environment cannot turn the keys-on row into another auth-off row), then the check
  * that every acknowledged event is stored. The load sends the key either way: the same requests.
  */
-async function durableIngest(name: string, auth: 'on' | 'off'): Promise<DurableRun> {
-  const profileDir = profileDirFor(auth === 'on' ? 'ingest' : 'ingest-auth-off');
+async function durableIngest(name: string, auth: 'on' | 'off', keyed = false): Promise<DurableRun> {
+  const profileDir = profileDirFor(
+    keyed ? 'ingest-idempotency' : auth === 'on' ? 'ingest' : 'ingest-auth-off',
+  );
   const service = await startService({
     env: { VIGIL_AUTH: auth },
     ...(profileDir === undefined ? {} : { profileDir }),
@@ -213,11 +227,16 @@ async function durableIngest(name: string, auth: 'on' | 'off'): Promise<DurableR
     const authentication = await checkAuthentication(service, auth);
     parameters = `${name}: ${parametersLine(service)}; ${authentication}`;
     log(parameters);
-    summary = await loadAgainst(name, service.url, (status, body) => {
-      if (status !== 202) return;
-      const id = EVENT_ID.exec(body)?.[1];
-      if (id !== undefined) ackedIds.push(Number(id));
-    });
+    summary = await loadAgainst(
+      name,
+      service.url,
+      (status, body) => {
+        if (status !== 202) return;
+        const id = EVENT_ID.exec(body)?.[1];
+        if (id !== undefined) ackedIds.push(Number(id));
+      },
+      keyed,
+    );
     stored = await checkStored(service, summary, ackedIds);
   } finally {
     // Reported after the table: a service that died mid-run makes the numbers meaningless.
@@ -247,7 +266,10 @@ async function closedLoop(): Promise<number> {
   const authOff = COMPARE_AUTH_OFF
     ? await durableIngest('Vigil durable ingest, VIGIL_AUTH=off', 'off')
     : null;
-  const runs = authOff === null ? [keysOn] : [keysOn, authOff];
+  const keyed = COMPARE_IDEMPOTENCY
+    ? await durableIngest('Vigil durable ingest, API key, idempotencyKey per event', 'on', true)
+    : null;
+  const runs = [keysOn, authOff, keyed].filter((run): run is DurableRun => run !== null);
 
   const vigil = keysOn.summary;
   const ratio = vigil.reqPerSec / bare.reqPerSec;
@@ -288,6 +310,15 @@ async function closedLoop(): Promise<number> {
       `API keys: keys on ${num(vigil.reqPerSec)} req/s, VIGIL_AUTH=off ${num(authOff.summary.reqPerSec)} req/s, ` +
         `ratio ${num(keyRatio, 3)}; target >= ${TARGET_KEY_RATIO}: ${keyRatio >= TARGET_KEY_RATIO ? 'met' : 'MISSED'} ` +
         '(one run after the other on shared cores: compare several runs before reading a few %)',
+    );
+  }
+  if (keyed !== null) {
+    const keyedRatio = keyed.summary.reqPerSec / vigil.reqPerSec;
+    out(
+      `Idempotency keys: a key on every event ${num(keyed.summary.reqPerSec)} req/s (p99 ` +
+        `${num(keyed.summary.p99Ms, 2)} ms), without ${num(vigil.reqPerSec)} req/s (p99 ` +
+        `${num(vigil.p99Ms, 2)} ms), ratio ${num(keyedRatio, 3)}; target >= ${TARGET_IDEMPOTENCY_RATIO}: ` +
+        `${keyedRatio >= TARGET_IDEMPOTENCY_RATIO ? 'met' : 'MISSED'} (one run after the other on shared cores)`,
     );
   }
   out(`Total bench time: ${num((Date.now() - started) / 1000)} s`);

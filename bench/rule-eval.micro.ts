@@ -85,6 +85,8 @@ function activeRules(): ActiveRule[] {
       notificationChannels: [],
       notificationConfig: null,
       recentAlerts: [],
+      lastAlertAt: null,
+      heldSince: null,
       firingSince: null,
     };
   });

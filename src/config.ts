@@ -60,6 +60,12 @@ export const ConfigSchema = Type.Object({
     268435456,
     'Bytes of request bodies accepted but not yet committed; beyond it: 503.',
   ),
+  IDEMPOTENCY_WINDOW_HOURS: Int(
+    1,
+    8760,
+    24,
+    'How long an idempotency key is remembered: a repeat within it stores nothing.',
+  ),
   MAX_CONNECTIONS: Int(
     1,
     1000000,

@@ -5,7 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createIngestBatcher } from './actors/ingest-batcher.ts';
+import { startIdempotencyPruner } from './actors/idempotency-pruner.ts';
 import { startMetricsActor, type RestartTimers } from './actors/metrics-actor-client.ts';
+import { seedNewestEvents } from './actors/newest-events-seed.ts';
 import { startStoragePool } from './actors/storage-pool.ts';
 import type { Config } from './config.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres.ts';
@@ -46,6 +48,9 @@ export interface ServiceHooks {
   readonly broadcastTimers?: Pick<Timers, 'setInterval' | 'clearInterval'>;
   /** The periodic reload of the contact points (changes made through another instance). */
   readonly contactPointTimers?: Pick<Timers, 'setInterval' | 'clearInterval'>;
+  /** The periodic pruning of idempotency keys past their window, and its clock (epoch ms). */
+  readonly idempotencyTimers?: Pick<Timers, 'setInterval' | 'clearInterval'>;
+  readonly idempotencyClock?: () => number;
 }
 
 export async function startService(
@@ -134,6 +139,13 @@ async function startOn(
     maxInFlight: config.STORAGE_WORKERS * config.DB_CONNECTIONS_PER_WORKER,
     writeTimeoutMs: config.DB_QUERY_TIMEOUT_MS,
   });
+  const pruner = startIdempotencyPruner(pool, {
+    windowHours: config.IDEMPOTENCY_WINDOW_HOURS,
+    log,
+    timers: hooks.idempotencyTimers,
+    clock: hooks.idempotencyClock,
+  });
+  started.push(() => pruner.stop());
   const contactPoints = createContactPointDirectory(pool, log, hooks.contactPointTimers);
   started.push(() => contactPoints.stop());
   const unloaded = await contactPoints.reload();
@@ -153,6 +165,8 @@ async function startOn(
   });
   // Listening before the first rule load: it may resolve incidents of rules no longer ACTIVE.
   metrics.onAlert((transition) => alertSink.accept(transition));
+  // Before the first rule load: it makes the actor ask for the producers its rules watch.
+  seedNewestEvents(pool, metrics, log);
   const ruleSync = createRuleSync(pool, metrics, log);
   started.push(() => ruleSync.stop());
   await ruleSync.changed();
@@ -218,6 +232,7 @@ async function startOn(
     stomp.closeAll();
     await gate.close();
     await batcher.drain();
+    pruner.stop();
     // Evaluation stops before the last alerts are stored, so none arrives after the pool closed.
     ruleSync.stop();
     contactPoints.stop();

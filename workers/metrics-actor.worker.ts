@@ -7,7 +7,7 @@
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { gzipSync } from 'node:zlib';
 import { Aggregator } from '../src/domain/metrics/aggregator.ts';
-import type { AlertResolution, AlertTransition } from '../src/domain/rules/alert.ts';
+import type { AlertResolution, AlertTransition, DigestDue } from '../src/domain/rules/alert.ts';
 import { RuleEngine } from '../src/domain/rules/rule-engine.ts';
 import { testRule } from '../src/domain/rules/rule-test.ts';
 import { TickTimer } from '../src/instrumentation/tick-timer.ts';
@@ -70,13 +70,17 @@ const postTransitions = (transitions: readonly AlertTransition[]): void => {
 };
 
 const resolved: AlertResolution[] = [];
+const digests: DigestDue[] = [];
 const evaluate = (): void => {
-  const fired = tickTimer.time(() => engine.tick(aggregator, Date.now(), resolved));
+  const fired = tickTimer.time(() => engine.tick(aggregator, Date.now(), resolved, digests));
   postTransitions([
     ...resolved.map((resolution): AlertTransition => ({ kind: 'resolved', resolution })),
+    // Before this tick's firings: a digest covers the incidents held back before it.
+    ...digests.map((digest): AlertTransition => ({ kind: 'digest', digest })),
     ...fired.map((alert): AlertTransition => ({ kind: 'fired', alert })),
   ]);
   resolved.length = 0;
+  digests.length = 0;
 };
 
 /** A rule that left evaluation while FIRING (paused, archived, deleted): its incident resolves. */
@@ -97,6 +101,25 @@ const resolveLeft = (ids: readonly number[]): void => {
 };
 const evaluation = setInterval(evaluate, data.evaluationMs);
 
+/** The keys whose newest stored event was asked for already (once per key per actor). */
+const asked = { any: false, types: new Set<string>(), sources: new Set<string>() };
+/**
+ * Keeps the producers the rules watch past the caps, and asks the front for the newest stored
+ * event of each one not asked before: the silence of a producer survives an actor restart.
+ */
+const watchProducers = (): void => {
+  const reads = engine.reads();
+  aggregator.watch(reads);
+  const watched = reads.watchedKeys();
+  const types = [...watched.types].filter((key) => !asked.types.has(key));
+  const sources = [...watched.sources].filter((key) => !asked.sources.has(key));
+  if (asked.any && types.length === 0 && sources.length === 0) return;
+  asked.any = true;
+  for (const key of types) asked.types.add(key);
+  for (const key of sources) asked.sources.add(key);
+  post({ type: 'watching', keys: { types, sources } });
+};
+
 port.on('message', (command: MetricsCommand) => {
   const { requestId } = command;
   try {
@@ -110,18 +133,27 @@ port.on('message', (command: MetricsCommand) => {
       }
       case 'test-rule': {
         const { input } = command;
-        const note = typeof input.id === 'number' ? stateNote(input.id, Date.now()) : undefined;
-        const value = testRule(input, aggregator, note);
+        const now = Date.now();
+        const note = typeof input.id === 'number' ? stateNote(input.id, now) : undefined;
+        // A rule not ACTIVE would become so now: a silent key of it counts from now.
+        const since = typeof input.id === 'number' ? engine.activeSinceOf(input.id) : undefined;
+        const value = testRule(input, aggregator, note, since ?? now);
         post({ type: 'reply', requestId, result: { ok: true, value } });
         return;
       }
       case 'set-rules':
-        resolveLeft([...engine.setRules(command.rules), ...command.orphans]);
+        resolveLeft([...engine.setRules(command.rules, Date.now()), ...command.orphans]);
+        watchProducers();
         post({ type: 'reply', requestId, result: { ok: true, value: { rules: engine.size() } } });
         return;
       case 'put-rules':
-        resolveLeft(engine.putRules(command.ids, command.rules));
+        resolveLeft(engine.putRules(command.ids, command.rules, Date.now()));
+        watchProducers();
         post({ type: 'reply', requestId, result: { ok: true, value: { rules: engine.size() } } });
+        return;
+      case 'seed-last-events':
+        aggregator.seedLastEvents(command.newest);
+        post({ type: 'reply', requestId, result: { ok: true, value: null } });
         return;
       case 'evaluation-stats': {
         const value = { rules: engine.size(), ...tickTimer.summary(command.last) };

@@ -10,11 +10,14 @@ import { threadId, workerData } from 'node:worker_threads';
 import { connect } from '../src/db/connect.ts';
 import { describeDbError } from '../src/db/db-failure.ts';
 import * as events from '../src/db/events-repository.ts';
+import { newestEvents as readNewestEvents } from '../src/db/newest-events-repository.ts';
+import * as idempotency from '../src/db/idempotent-insert.ts';
 import * as rules from '../src/db/rules-repository.ts';
 import * as alerts from '../src/db/alerts-repository.ts';
 import * as apiKeys from '../src/db/api-keys-repository.ts';
 import * as contactPoints from '../src/db/contact-points-repository.ts';
-import type { MetricEvent } from '../src/domain/event.ts';
+import * as silences from '../src/db/silences-repository.ts';
+import type { MetricEvent, NewEvent } from '../src/domain/event.ts';
 import type { RuleRecord } from '../src/domain/rules/rule.ts';
 import { nameThisThread, THREAD_NAMES } from '../src/instrumentation/thread-name.ts';
 import { createLogger } from '../src/log.ts';
@@ -86,11 +89,24 @@ async function guarded<T>(op: string, run: () => Promise<T>): Promise<Result<T, 
 
 void foldCounts();
 
+/**
+ * A batch in which no event carries an idempotency key takes the plain insert: keys cost nothing
+ * to producers that do not use them. Only the events stored now go to the metrics actor (a repeat
+ * was counted when it was first stored).
+ */
 export const insertEvents: StorageHandlers['insertEvents'] = async ({ events: batch }) => {
   const writtenAt = Date.now();
-  const result = await guarded('insertEvents', () => events.insertEvents(sql, batch, writtenAt));
+  const keyed = batch.some((e) => e.idempotency !== undefined);
+  const result = await guarded('insertEvents', () =>
+    keyed
+      ? idempotency.insertKeyedEvents(sql, batch, writtenAt)
+      : events.insertEvents(sql, batch, writtenAt),
+  );
   if (result.ok) {
-    for (const e of batch) {
+    const outcomes = result.value;
+    for (let i = 0; i < batch.length; i++) {
+      if (typeof outcomes[i] !== 'number') continue;
+      const e = batch[i] as NewEvent;
       stored.push({
         eventType: e.eventType,
         source: e.source,
@@ -105,6 +121,11 @@ export const insertEvents: StorageHandlers['insertEvents'] = async ({ events: ba
   }
   return result;
 };
+
+export const newestEvents: StorageHandlers['newestEvents'] = (lookup) =>
+  guarded('newestEvents', () => readNewestEvents(sql, lookup));
+export const pruneIdempotencyKeys: StorageHandlers['pruneIdempotencyKeys'] = ({ before, limit }) =>
+  guarded('pruneIdempotencyKeys', () => idempotency.pruneIdempotencyKeys(sql, before, limit));
 
 export const listEvents: StorageHandlers['listEvents'] = ({ eventType, page, size }) =>
   guarded('listEvents', () => events.listEvents(sql, eventType, page, size));
@@ -301,9 +322,46 @@ export const deleteContactPoint: StorageHandlers['deleteContactPoint'] = async (
   return result.value ? { ok: true, value: true } : NO_CONTACT_POINT;
 };
 
+export const createSilence: StorageHandlers['createSilence'] = async ({ fields, now, maxOpen }) => {
+  const result = await guarded('createSilence', () =>
+    silences.createSilence(sql, fields, now, maxOpen),
+  );
+  if (!result.ok) return result;
+  if (result.value === 'UNKNOWN_RULE') {
+    return { ok: false, code: 'UNKNOWN_RULE', message: `ruleId ${fields.ruleId} names no rule` };
+  }
+  if (result.value === 'SILENCE_LIMIT') {
+    return {
+      ok: false,
+      code: 'SILENCE_LIMIT',
+      message: `At most ${maxOpen} silences may be pending or active; end one to make room`,
+    };
+  }
+  return { ok: true, value: result.value };
+};
+
+const silenceNotFound = (id: number) =>
+  ({ ok: false, code: 'NOT_FOUND', message: `Silence ${id} not found` }) as const;
+
+export const getSilence: StorageHandlers['getSilence'] = async ({ id }) => {
+  const result = await guarded('getSilence', () => silences.getSilence(sql, id));
+  if (!result.ok) return result;
+  return result.value === null ? silenceNotFound(id) : { ok: true, value: result.value };
+};
+
+export const listSilences: StorageHandlers['listSilences'] = ({ filter, now, page, size }) =>
+  guarded('listSilences', () => silences.listSilences(sql, filter, now, page, size));
+
+export const endSilence: StorageHandlers['endSilence'] = async ({ id, now }) => {
+  const result = await guarded('endSilence', () => silences.endSilence(sql, id, now));
+  if (!result.ok) return result;
+  return result.value === null ? silenceNotFound(id) : { ok: true, value: result.value };
+};
+
 // Checks that this module implements every handler of the protocol with its exact type.
 ({
   insertEvents,
+  pruneIdempotencyKeys,
   listEvents,
   getEvent,
   ping,
@@ -332,4 +390,9 @@ export const deleteContactPoint: StorageHandlers['deleteContactPoint'] = async (
   getContactPoint,
   saveContactPoint,
   deleteContactPoint,
+  createSilence,
+  getSilence,
+  listSilences,
+  endSilence,
+  newestEvents,
 }) satisfies StorageHandlers;

@@ -26,6 +26,11 @@ export interface LoadScenario {
   readonly verify?: (body: string) => string | null;
   /** Sees every answer: the verified request's, the warm-up's and the rounds'. */
   readonly onAnswer?: (status: number, body: string) => void;
+  /**
+   * autocannon replaces each `[<id>]` in a body with a fresh random id on every request (a unique
+   * field per request, such as an idempotency key); the verified request sends the tag as is.
+   */
+  readonly idReplacement?: boolean;
 }
 
 export interface LoadOptions {
@@ -130,6 +135,7 @@ function runOnce(scenario: LoadScenario, durationSec: number): Promise<RunStats>
         duration: durationSec,
         requests,
         timeout: 10,
+        idReplacement: scenario.idReplacement === true,
       },
       (error, result) => {
         if (error !== null && error !== undefined) {

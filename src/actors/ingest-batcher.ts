@@ -8,6 +8,7 @@
  */
 import { AppError } from '../errors.ts';
 import type { NewEvent } from '../domain/event.ts';
+import type { InsertOutcome } from '../domain/idempotency.ts';
 import type { DbFailure, Result } from '../protocol/storage.ts';
 import { REAL_TIMERS, type Timers } from '../timers.ts';
 import type { StoragePool } from './storage-pool.ts';
@@ -52,10 +53,14 @@ const WRITE_TIMEOUT: Result<never, DbFailure> = {
 
 export interface IngestBatcher {
   /**
-   * Resolves with the events' ids in order once stored; rejects OVERLOADED when the queue is full
+   * Resolves with the events' outcomes (ids, or repeats of idempotency keys) in order once
+   * stored; rejects OVERLOADED when the queue is full
    * in events or in bytes. `bytes`: the size of the request that carried them (its body length).
    */
-  submit(events: readonly NewEvent[], bytes: number): Promise<Result<readonly number[], DbFailure>>;
+  submit(
+    events: readonly NewEvent[],
+    bytes: number,
+  ): Promise<Result<readonly InsertOutcome[], DbFailure>>;
   /** Events accepted but not yet committed or failed. */
   pending(): number;
   /** Writes what is queued and resolves when every submitted event is settled. */
@@ -73,7 +78,7 @@ interface Request {
   /** timers.now() when queued: how long the head of the queue has lingered. */
   readonly queuedAt: number;
   readonly timers: BatcherTimers;
-  readonly resolve: (result: Result<readonly number[], DbFailure>) => void;
+  readonly resolve: (result: Result<readonly InsertOutcome[], DbFailure>) => void;
   readonly reject: (error: Error) => void;
   /** The write-timeout timer, if any; cleared by whichever answer comes first. */
   timer: unknown;
@@ -81,7 +86,7 @@ interface Request {
   done: boolean;
 }
 
-function answer(request: Request, result: Result<readonly number[], DbFailure>): void {
+function answer(request: Request, result: Result<readonly InsertOutcome[], DbFailure>): void {
   if (request.done) return;
   request.done = true;
   request.timers.clearTimeout(request.timer);

@@ -6,6 +6,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { gzipSync } from 'node:zlib';
+import type { KeyLookup, NewestEvents } from '../domain/metrics/state/last-event-times.ts';
 import type { AlertTransition } from '../domain/rules/alert.ts';
 import type { MetricsHistory } from '../domain/metrics/snapshot/snapshot.ts';
 import type { ActiveRule } from '../domain/rules/rule.ts';
@@ -60,6 +61,10 @@ export interface MetricsActor {
   history(minutes: number): Promise<MetricsHistory>;
   /** Called with every transition the evaluator decides (a rule fired, an incident resolved). */
   onAlert(listener: (transition: AlertTransition) => void): void;
+  /** Called when rules start watching producers: read their newest stored events for it. */
+  onWatching(listener: (keys: KeyLookup) => void): void;
+  /** The newest stored events of keys a watching notice asked for. */
+  seedLastEvents(newest: NewestEvents): Promise<void>;
   /** Called after a dead actor was replaced: it holds no rules until they are sent again. */
   onRestart(listener: () => void): void;
   stop(): Promise<void>;
@@ -101,6 +106,7 @@ export async function startMetricsActor(
   const listeners: ((json: string) => void)[] = [];
   const alertListeners: ((transition: AlertTransition) => void)[] = [];
   const restartListeners: (() => void)[] = [];
+  const watchingListeners: ((keys: KeyLookup) => void)[] = [];
   /** The running (or starting) thread; null between a death and the next start. */
   let worker: Worker | null = null;
   let restartTimer: unknown = null;
@@ -119,6 +125,9 @@ export async function startMetricsActor(
       case 'alerts':
         for (const transition of notice.transitions)
           for (const listener of alertListeners) listener(transition);
+        return;
+      case 'watching':
+        for (const listener of watchingListeners) listener(notice.keys);
         return;
       case 'reply': {
         const waiting = pending.get(notice.requestId);
@@ -240,6 +249,10 @@ export async function startMetricsActor(
     history: (minutes) => send('history', { minutes }),
     onAlert: (listener) => alertListeners.push(listener),
     onRestart: (listener) => restartListeners.push(listener),
+    onWatching: (listener) => watchingListeners.push(listener),
+    async seedLastEvents(newest) {
+      await send('seed-last-events', { newest });
+    },
     async stop() {
       stopping = true;
       if (restartTimer !== null) timers.clearTimeout(restartTimer);

@@ -1,9 +1,11 @@
 /**
  * @module What happens to the alert transitions the evaluator decided (front thread): those that
  * arrive in one turn are stored by one storage operation (the FIRING ones as new incidents with
- * their rules' trigger counts, the RESOLVED ones closing their rules' open incidents), then
- * published on /topic/alerts; a FIRING one is handed to the channels it carries (the rule is not
- * read again), and the delivery results are written in batches. The sink's writes go one at a
+ * their rules' trigger counts, the RESOLVED ones closing their rules' open incidents, the digests
+ * of held-back incidents), then published on /topic/alerts; each incident's FIRING and RESOLVED is
+ * notified to the channels it fired with (the rule is not read again) unless a silence covered it
+ * or the budget held it back (a DIGEST then tells of it), and the delivery results are written in
+ * batches. The sink's writes go one at a
  * time, so the transitions of one rule are stored in the order they were decided (a resolution
  * never overtakes the insert of its incident); deliveries do not hold up the next transition. The
  * actor never waits for any of this, nor does any request: `accept` returns at once, and
@@ -11,21 +13,28 @@
  * a `dropped` result at once). Only shutdown awaits, through drain.
  */
 import type { StoragePool } from '../actors/storage-pool.ts';
-import type {
-  AlertDeliveries,
-  AlertMessage,
-  AlertRecord,
-  AlertTransition,
-  AlertTransitionName,
-  DeliveryResult,
-  StoredTransition,
+import {
+  ruleOfTransition,
+  type AlertDeliveries,
+  type AlertMessage,
+  type AlertRecord,
+  type AlertTransition,
+  type AlertTransitionName,
+  type DeliveryResult,
+  type StoredAlert,
+  type StoredTransition,
 } from '../domain/rules/alert.ts';
+import {
+  digestNotification,
+  incidentNotification,
+  type Notification,
+} from '../domain/rules/notification.ts';
 import type { RuleNotification } from '../domain/rules/rule.ts';
 import type { Logger } from '../log.ts';
 import { createDeliveryRecorder } from './delivery-recorder.ts';
 
 export type Deliver = (
-  alert: AlertRecord,
+  notification: Notification,
   rule: RuleNotification,
 ) => Promise<readonly DeliveryResult[]>;
 
@@ -60,8 +69,9 @@ const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(reso
 export const alertMessage = (alert: AlertRecord, transition: AlertTransitionName): string =>
   JSON.stringify({ ...alert, transition } satisfies AlertMessage);
 
-const ruleIdOf = (transition: AlertTransition): number =>
-  transition.kind === 'fired' ? transition.alert.ruleId : transition.resolution.ruleId;
+/** An incident a silence covered, or the budget held back, is not notified on its own. */
+const notifiable = ({ alert, notify }: StoredAlert): boolean =>
+  notify.notificationChannels.length > 0 && !alert.silenced && !alert.heldByBudget;
 
 export function createAlertSink(deps: AlertSinkDeps): AlertSink {
   const inFlight = new Set<Promise<void>>();
@@ -91,7 +101,7 @@ export function createAlertSink(deps: AlertSinkDeps): AlertSink {
       const saved = await deps.pool.run('recordDeliveries', { results });
       if (saved.ok) return;
       deps.log.error(
-        { alertIds: results.map((r) => r.alertId), reason: saved.message },
+        { notifications: results.map((r) => `${r.transition} ${r.id}`), reason: saved.message },
         'could not store delivery results',
       );
     } catch (error) {
@@ -104,29 +114,50 @@ export function createAlertSink(deps: AlertSinkDeps): AlertSink {
     maxResults: DELIVERY_FLUSH_MAX,
   });
 
-  const deliver = async (alert: AlertRecord, rule: RuleNotification): Promise<void> => {
-    const deliveries = await deps.deliver(alert, rule);
-    recorder.add({ alertId: alert.id, deliveries });
+  const deliver = async (
+    notification: Notification,
+    rule: RuleNotification,
+    id: number,
+  ): Promise<void> => {
+    const deliveries = await deps.deliver(notification, rule);
+    recorder.add({ transition: notification.transition, id, deliveries });
+  };
+
+  /** Publishes an incident's transition and notifies it where it should be. */
+  const incident = (stored: StoredAlert, transition: 'FIRING' | 'RESOLVED'): void => {
+    deps.publish(alertMessage(stored.alert, transition));
+    if (notifiable(stored))
+      track(
+        deliver(incidentNotification(stored.alert, transition), stored.notify, stored.alert.id),
+      );
   };
 
   /**
-   * Publishes what was stored, in order, and starts the deliveries of the FIRING ones, a slice per
-   * turn: requests get the thread in between, however many rules fired at once.
+   * Publishes what was stored, in order, and starts its deliveries, a slice per turn: requests get
+   * the thread in between, however many rules fired at once.
    */
-  const stored = async (
-    batch: readonly AlertTransition[],
-    records: readonly StoredTransition[],
-  ): Promise<void> => {
+  const stored = async (records: readonly StoredTransition[]): Promise<void> => {
     for (const [i, record] of records.entries()) {
       if (i > 0 && i % HANDLED_PER_TURN === 0) await nextTurn();
-      if (record.kind === 'resolved') {
-        for (const alert of record.alerts) deps.publish(alertMessage(alert, 'RESOLVED'));
-        continue;
+      switch (record.kind) {
+        case 'fired':
+          incident(record, 'FIRING');
+          break;
+        case 'resolved':
+          for (const alert of record.alerts) incident(alert, 'RESOLVED');
+          break;
+        case 'digest': {
+          const { digest, notify } = record;
+          // Null: a digest decided again (after a restart) found its incidents carried already.
+          if (digest === null) break;
+          deps.log.info(
+            { ruleId: digest.ruleId, digestId: digest.id, heldBack: digest.heldBack },
+            'incidents held back by maxAlertsPerHour: digest',
+          );
+          if (notify.notificationChannels.length > 0)
+            track(deliver(digestNotification(digest), notify, digest.id));
+        }
       }
-      deps.publish(alertMessage(record.alert, 'FIRING'));
-      const transition = batch[i];
-      if (transition?.kind === 'fired' && transition.alert.notificationChannels.length > 0)
-        track(deliver(record.alert, transition.alert));
     }
   };
 
@@ -138,12 +169,12 @@ export function createAlertSink(deps: AlertSinkDeps): AlertSink {
     const result = await deps.pool.run('recordTransitions', { transitions: batch });
     if (!result.ok) {
       deps.log.error(
-        { ruleIds: batch.map(ruleIdOf), reason: result.message },
+        { ruleIds: batch.map(ruleOfTransition), reason: result.message },
         'could not store alert transitions',
       );
       return;
     }
-    await stored(batch, result.value);
+    await stored(result.value);
   };
   const store = (): void => track(serially(storeAccepted));
 

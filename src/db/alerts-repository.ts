@@ -15,10 +15,15 @@ import type {
   AlertState,
   AlertTransition,
   DeliveryResult,
+  DigestDue,
+  DigestEntry,
+  DigestRecord,
   Explanation,
   FiredAlert,
+  StoredAlert,
   StoredTransition,
 } from '../domain/rules/alert.ts';
+import { DIGEST_LISTED, ruleOfTransition } from '../domain/rules/alert.ts';
 import type { ActiveRule } from '../domain/rules/rule.ts';
 import type { RuleSeverity } from '../domain/rules/rule-types.ts';
 import type { Sql, Tx } from './connect.ts';
@@ -45,6 +50,11 @@ interface AlertRow {
   explanation: Explanation | null;
   resolve_explanation: Explanation | null;
   explanation_text: string;
+  notification_channels: string[];
+  notification_config: Record<string, unknown> | null;
+  silence_id: string | null;
+  held_by_budget: boolean;
+  resolve_deliveries: DeliveryResult[];
 }
 
 const instant = (at: Date | null): string | null => (at === null ? null : at.toISOString());
@@ -68,23 +78,37 @@ const toRecord = (row: AlertRow): AlertRecord => ({
   explanation: row.explanation,
   resolveExplanation: row.resolve_explanation,
   explanationText: row.explanation_text,
+  silenced: row.silence_id !== null,
+  silenceId: row.silence_id === null ? null : Number(row.silence_id),
+  heldByBudget: row.held_by_budget,
   matchedConditions: row.matched_conditions,
   currentValues: row.current_values,
   condition: row.condition_text,
   message: row.message,
   deliveries: row.deliveries,
+  resolveDeliveries: row.resolve_deliveries,
+});
+
+/** The stored incident and the channels it fired with (its RESOLVED goes there too). */
+const toStored = (row: AlertRow): StoredAlert => ({
+  alert: toRecord(row),
+  notify: {
+    notificationChannels: row.notification_channels,
+    notificationConfig: row.notification_config,
+  },
 });
 
 const json = (sql: Sql | Tx, value: unknown) => sql.json(value as Parameters<Sql['json']>[0]);
 
 /**
- * Stores the incidents of `fired`, FIRING, in one statement; answers each one's stored row. The
- * rules are distinct (one round), so each row is found again by its rule.
+ * Stores the incidents of `fired`, FIRING, in one statement, each with the silence that covers it
+ * (if any: it is then not notified, nor its RESOLVED); answers each one's stored row. The rules
+ * are distinct (one round), so each row is found again by its rule.
  */
 async function insertFired(
   tx: Tx,
   fired: readonly FiredAlert[],
-): Promise<Map<number, AlertRecord>> {
+): Promise<Map<number, StoredAlert>> {
   if (fired.length === 0) return new Map();
   const rows = fired.map((a, ord) => ({
     ord,
@@ -99,22 +123,35 @@ async function insertFired(
     message: a.message,
     explanation: a.explanation,
     explanation_text: a.explanationText,
+    notification_channels: a.notificationChannels,
+    notification_config: a.notificationConfig,
+    held_by_budget: a.heldByBudget,
   }));
   const stored = await tx<AlertRow[]>`
     INSERT INTO alerts (rule_id, rule_name, rule_version, severity, triggered_at, state,
                         matched_conditions, current_values, condition_text, message,
-                        explanation, explanation_text)
-    SELECT v.rule_id, v.rule_name, v.rule_version, v.severity,
-           'epoch'::timestamptz + v.triggered_at * interval '1 millisecond', 'FIRING',
+                        explanation, explanation_text, notification_channels,
+                        notification_config, held_by_budget, silence_id)
+    SELECT v.rule_id, v.rule_name, v.rule_version, v.severity, f.at, 'FIRING',
            v.matched_conditions, v.current_values, v.condition_text, v.message,
-           v.explanation, v.explanation_text
+           v.explanation, v.explanation_text, v.notification_channels, v.notification_config,
+           v.held_by_budget,
+           -- The silence that covers it when it fires (the oldest, if several do).
+           (SELECT s.id FROM silences s
+            WHERE s.ends_at > f.at AND s.starts_at <= f.at
+              AND (s.rule_id IS NULL OR s.rule_id = v.rule_id)
+              AND (s.severity IS NULL OR s.severity = v.severity)
+            ORDER BY s.id LIMIT 1)
     FROM jsonb_to_recordset(${json(tx, rows)}) AS v(
            ord int4, rule_id int4, rule_name text, rule_version int4, severity text,
            triggered_at int8, matched_conditions jsonb, current_values jsonb, condition_text text,
-           message text, explanation jsonb, explanation_text text)
+           message text, explanation jsonb, explanation_text text, notification_channels jsonb,
+           notification_config jsonb, held_by_budget boolean)
+    CROSS JOIN LATERAL (
+      SELECT 'epoch'::timestamptz + v.triggered_at * interval '1 millisecond' AS at) f
     ORDER BY v.ord
     RETURNING *`;
-  return new Map(stored.map((row) => [row.rule_id, toRecord(row)]));
+  return new Map(stored.map((row) => [row.rule_id, toStored(row)]));
 }
 
 /**
@@ -125,8 +162,8 @@ async function insertFired(
 async function resolveOpen(
   tx: Tx,
   resolutions: readonly AlertResolution[],
-): Promise<Map<number, AlertRecord[]>> {
-  const byRule = new Map<number, AlertRecord[]>();
+): Promise<Map<number, StoredAlert[]>> {
+  const byRule = new Map<number, StoredAlert[]>();
   if (resolutions.length === 0) return byRule;
   const rows = resolutions.map((r) => ({
     rule_id: r.ruleId,
@@ -154,10 +191,73 @@ async function resolveOpen(
     RETURNING a.*`;
   for (const row of resolved.sort((x, y) => Number(x.id) - Number(y.id))) {
     const alerts = byRule.get(row.rule_id) ?? [];
-    alerts.push(toRecord(row));
+    alerts.push(toStored(row));
     byRule.set(row.rule_id, alerts);
   }
   return byRule;
+}
+
+interface DigestRow {
+  id: string;
+  rule_id: number;
+  rule_name: string;
+  rule_version: number;
+  severity: DigestRecord['severity'];
+  max_alerts_per_hour: number;
+  held_back: number;
+  from_at: Date;
+  until_at: Date;
+  alerts: DigestEntry[];
+}
+
+/**
+ * Writes the digest of `due`: the rule's held-back incidents fired until then and not yet in a
+ * digest are counted, the first DIGEST_LISTED listed, and all of them marked as carried by it.
+ * Null when none is left (a digest decided again after a restart finds them carried already).
+ */
+async function writeDigest(tx: Tx, due: DigestDue): Promise<DigestRecord | null> {
+  const until = due.until;
+  const [row] = await tx<DigestRow[]>`
+    WITH held AS MATERIALIZED (
+      SELECT a.id, a.triggered_at, a.state, a.explanation_text FROM alerts a
+      WHERE a.rule_id = ${due.ruleId} AND a.held_by_budget AND a.digest_id IS NULL
+        AND a.triggered_at <= 'epoch'::timestamptz + ${until}::int8 * interval '1 millisecond'
+      ORDER BY a.triggered_at, a.id
+      FOR UPDATE
+    ), digest AS (
+      INSERT INTO alert_digests (rule_id, rule_name, rule_version, severity, max_alerts_per_hour,
+                                 held_back, from_at, until_at, alerts)
+      SELECT ${due.ruleId}, ${due.ruleName}, ${due.ruleVersion}, ${due.severity},
+             ${due.maxAlertsPerHour}, count(*), min(h.triggered_at),
+             'epoch'::timestamptz + ${until}::int8 * interval '1 millisecond',
+             coalesce((SELECT jsonb_agg(jsonb_build_object(
+                         'alertId', f.id, 'firedAt', f.fired_at, 'state', f.state,
+                         'explanationText', f.explanation_text) ORDER BY f.triggered_at, f.id)
+                       FROM (SELECT h2.*, to_char(h2.triggered_at AT TIME ZONE 'UTC',
+                                                  'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS fired_at
+                             FROM held h2 ORDER BY h2.triggered_at, h2.id
+                             LIMIT ${DIGEST_LISTED}) f), '[]'::jsonb)
+      FROM held h
+      HAVING count(*) > 0
+      RETURNING *
+    ), carried AS (
+      UPDATE alerts a SET digest_id = (SELECT id FROM digest)
+      WHERE a.id IN (SELECT id FROM held) AND EXISTS (SELECT 1 FROM digest)
+    )
+    SELECT * FROM digest`;
+  if (row === undefined) return null;
+  return {
+    id: Number(row.id),
+    ruleId: row.rule_id,
+    ruleName: row.rule_name,
+    ruleVersion: row.rule_version,
+    severity: row.severity,
+    maxAlertsPerHour: row.max_alerts_per_hour,
+    heldBack: row.held_back,
+    from: row.from_at.toISOString(),
+    until: row.until_at.toISOString(),
+    alerts: row.alerts.map((a) => ({ ...a, alertId: Number(a.alertId) })),
+  };
 }
 
 /** Counts the fired incidents on their rules (count and latest time per rule), one statement. */
@@ -192,16 +292,13 @@ function rounds(transitions: readonly AlertTransition[]): number[][] {
   const seen = new Map<number, number>();
   const out: number[][] = [];
   transitions.forEach((transition, i) => {
-    const ruleId = ruleOf(transition);
+    const ruleId = ruleOfTransition(transition);
     const round = seen.get(ruleId) ?? 0;
     seen.set(ruleId, round + 1);
     (out[round] ??= []).push(i);
   });
   return out;
 }
-
-const ruleOf = (transition: AlertTransition): number =>
-  transition.kind === 'fired' ? transition.alert.ruleId : transition.resolution.ruleId;
 
 /**
  * Stores transitions in one transaction, each rule's in the order given (a resolution after the
@@ -220,26 +317,39 @@ export async function recordTransitions(
     for (const round of rounds(transitions)) {
       const firing: FiredAlert[] = [];
       const resolving: AlertResolution[] = [];
+      const digesting: DigestDue[] = [];
       for (const i of round) {
         const transition = transitions[i] as AlertTransition;
         if (transition.kind === 'fired') firing.push(transition.alert);
-        else resolving.push(transition.resolution);
+        else if (transition.kind === 'resolved') resolving.push(transition.resolution);
+        else digesting.push(transition.digest);
       }
-      // Distinct rules: the two statements may go out together.
-      const [inserted, resolved] = await Promise.all([
+      // Distinct rules: the statements may go out together.
+      const [inserted, resolved, digests] = await Promise.all([
         insertFired(tx, firing),
         resolveOpen(tx, resolving),
+        Promise.all(digesting.map((due) => writeDigest(tx, due))),
       ]);
+      const digestOf = new Map(digesting.map((due, k) => [due.ruleId, digests[k] ?? null]));
       for (const i of round) {
         const transition = transitions[i] as AlertTransition;
-        const ruleId = ruleOf(transition);
+        const ruleId = ruleOfTransition(transition);
         if (transition.kind === 'resolved') {
           stored[i] = { kind: 'resolved', alerts: resolved.get(ruleId) ?? [] };
           continue;
         }
+        if (transition.kind === 'digest') {
+          const { notificationChannels, notificationConfig } = transition.digest;
+          stored[i] = {
+            kind: 'digest',
+            digest: digestOf.get(ruleId) ?? null,
+            notify: { notificationChannels, notificationConfig },
+          };
+          continue;
+        }
         const alert = inserted.get(ruleId);
         if (alert === undefined) throw new Error(`the incident of rule ${ruleId} was not stored`);
-        stored[i] = { kind: 'fired', alert };
+        stored[i] = { kind: 'fired', ...alert };
       }
       fired.push(...firing);
     }
@@ -291,17 +401,33 @@ export async function acknowledgeAlert(
   return { alert: toRecord(row), changed: row.changed };
 }
 
-/** Writes the delivery results of many alerts, one statement. */
+/** Where the delivery results of each kind of notification are written: table and column. */
+const DELIVERIES_OF = {
+  FIRING: ['alerts', 'deliveries'],
+  RESOLVED: ['alerts', 'resolve_deliveries'],
+  DIGEST: ['alert_digests', 'deliveries'],
+} as const satisfies Record<AlertDeliveries['transition'], readonly [string, string]>;
+
+/**
+ * Writes the delivery results of many notifications, one statement per kind: FIRING and RESOLVED
+ * on their alerts, DIGEST on their digests.
+ */
 export async function recordDeliveries(
   sql: Sql,
   results: readonly AlertDeliveries[],
 ): Promise<void> {
-  if (results.length === 0) return;
-  const rows = results.map((r) => ({ id: r.alertId, deliveries: r.deliveries }));
-  await sql`
-    UPDATE alerts a SET deliveries = v.deliveries
-    FROM jsonb_to_recordset(${json(sql, rows)}) AS v(id int8, deliveries jsonb)
-    WHERE a.id = v.id`;
+  await Promise.all(
+    Object.entries(DELIVERIES_OF).map(async ([transition, [table, column]]) => {
+      const rows = results
+        .filter((r) => r.transition === transition)
+        .map((r) => ({ id: r.id, deliveries: r.deliveries }));
+      if (rows.length === 0) return;
+      await sql`
+        UPDATE ${sql(table)} t SET ${sql(column)} = v.deliveries
+        FROM jsonb_to_recordset(${json(sql, rows)}) AS v(id int8, deliveries jsonb)
+        WHERE t.id = v.id`;
+    }),
+  );
 }
 
 export async function listAlerts(
@@ -348,14 +474,17 @@ interface ActiveRuleRow {
   notification_channels: ActiveRule['notificationChannels'];
   notification_config: ActiveRule['notificationConfig'];
   recent: number[];
+  last_alert_at: string | null;
+  held_since: string | null;
   firing_since: string | null;
 }
 
 /**
  * Every ACTIVE rule (or those of `ids` that are ACTIVE), with its notification settings (a fired
- * alert carries them to delivery), the times of its alerts in the last
- * hour and of its latest alert, however old (a suppression window may be longer than the hour):
- * throttling after a restart; and when its open incident fired: FIRING after a restart.
+ * alert carries them to delivery); for throttling after a restart, the times of its incidents of
+ * the last hour that the budget let through, of its latest incident however old (a suppression
+ * window may be longer than the hour) and of its oldest held-back incident not yet in a digest;
+ * and when its open incident fired: FIRING after a restart.
  */
 export async function activeRulesForEvaluation(
   sql: Sql,
@@ -363,22 +492,27 @@ export async function activeRulesForEvaluation(
   ids?: readonly number[],
 ): Promise<ActiveRule[]> {
   const since = new Date(now - 3_600_000);
+  const epochMs = (at: ReturnType<typeof sql>) =>
+    sql`(SELECT floor(extract(epoch FROM (${at})) * 1000)::int8)`;
   const rows = await sql<ActiveRuleRow[]>`
     SELECT r.id, r.name, r.version, r.rule_type, r.rule_config, r.severity, r.priority,
            r.suppression_window_minutes, r.max_alerts_per_hour, r.notification_channels,
            r.notification_config,
-           coalesce((SELECT json_agg(floor(extract(epoch FROM t.at) * 1000)) FROM (
-                       SELECT a.triggered_at AS at FROM alerts a
-                       WHERE a.rule_id = r.id AND a.triggered_at > ${since}
-                       UNION ALL
-                       SELECT max(a.triggered_at) FROM alerts a WHERE a.rule_id = r.id
-                       HAVING max(a.triggered_at) <= ${since}
-                     ) t), '[]') AS recent,
-           (SELECT floor(extract(epoch FROM max(a.triggered_at)) * 1000)::int8 FROM alerts a
-            WHERE a.rule_id = r.id AND a.state = 'FIRING') AS firing_since
+           coalesce((SELECT json_agg(floor(extract(epoch FROM a.triggered_at) * 1000))
+                     FROM alerts a
+                     WHERE a.rule_id = r.id AND a.triggered_at > ${since}
+                       AND NOT a.held_by_budget), '[]') AS recent,
+           ${epochMs(sql`SELECT max(a.triggered_at) FROM alerts a WHERE a.rule_id = r.id`)}
+             AS last_alert_at,
+           ${epochMs(sql`SELECT min(a.triggered_at) FROM alerts a
+                         WHERE a.rule_id = r.id AND a.held_by_budget AND a.digest_id IS NULL`)}
+             AS held_since,
+           ${epochMs(sql`SELECT max(a.triggered_at) FROM alerts a
+                         WHERE a.rule_id = r.id AND a.state = 'FIRING'`)} AS firing_since
     FROM rules r
     WHERE r.status = 'ACTIVE' ${ids === undefined ? sql`` : sql`AND r.id = ANY(${ids}::int4[])`}
     ORDER BY r.id`;
+  const ms = (value: string | null): number | null => (value === null ? null : Number(value));
   return rows.map((r) => ({
     id: r.id,
     name: r.name,
@@ -392,6 +526,8 @@ export async function activeRulesForEvaluation(
     notificationChannels: r.notification_channels,
     notificationConfig: r.notification_config,
     recentAlerts: r.recent.map(Number),
-    firingSince: r.firing_since === null ? null : Number(r.firing_since),
+    lastAlertAt: ms(r.last_alert_at),
+    heldSince: ms(r.held_since),
+    firingSince: ms(r.firing_since),
   }));
 }

@@ -40,16 +40,21 @@ function countsBySecond(events: readonly NewEvent[]): {
   return { types, seconds, counts };
 }
 
-/**
- * One statement per batch (one implicit transaction, one round trip): ids are drawn in the input
- * CTE so they come back in request order, and the batch's page counts go in as one pending row
- * in the same statement (foldEventCounts adds them to event_counts later).
- */
-export async function insertEvents(
-  sql: Sql,
-  events: readonly NewEvent[],
-  writtenAt: number,
-): Promise<number[]> {
+/** A batch's events as the column arrays that unnest() turns back into rows. */
+export interface EventColumns {
+  readonly types: string[];
+  readonly stamps: number[];
+  readonly sources: string[];
+  readonly users: (string | null)[];
+  readonly sessions: (string | null)[];
+  readonly severities: string[];
+  readonly tags: string[];
+  readonly metadata: string[];
+  readonly received: number[];
+  readonly latencies: number[];
+}
+
+export function eventColumns(events: readonly NewEvent[], writtenAt: number): EventColumns {
   const n = events.length;
   const types = new Array<string>(n);
   const stamps = new Array<number>(n);
@@ -74,14 +79,40 @@ export async function insertEvents(
     received[i] = e.receivedAt;
     latencies[i] = Math.max(0, writtenAt - e.receivedAt);
   }
+  return {
+    types,
+    stamps,
+    sources,
+    users,
+    sessions,
+    severities,
+    tags,
+    metadata,
+    received,
+    latencies,
+  };
+}
+
+/**
+ * One statement per batch (one implicit transaction, one round trip): ids are drawn in the input
+ * CTE so they come back in request order, and the batch's page counts go in as one pending row
+ * in the same statement (foldEventCounts adds them to event_counts later). For batches without
+ * idempotency keys only (idempotent-insert.ts writes the others).
+ */
+export async function insertEvents(
+  sql: Sql,
+  events: readonly NewEvent[],
+  writtenAt: number,
+): Promise<number[]> {
+  const c = eventColumns(events, writtenAt);
   const pending = countsBySecond(events);
   const rows = await sql<{ id: string }[]>`
     WITH input AS MATERIALIZED (
       SELECT nextval('events_id_seq') AS id, t.*
       FROM unnest(
-        ${types}::text[], ${stamps}::float8[], ${sources}::text[], ${users}::text[],
-        ${sessions}::text[], ${severities}::text[], ${tags}::text[], ${metadata}::text[],
-        ${received}::float8[], ${latencies}::int4[]
+        ${c.types}::text[], ${c.stamps}::float8[], ${c.sources}::text[], ${c.users}::text[],
+        ${c.sessions}::text[], ${c.severities}::text[], ${c.tags}::text[], ${c.metadata}::text[],
+        ${c.received}::float8[], ${c.latencies}::int4[]
       ) WITH ORDINALITY AS t(event_type, ts_ms, source, user_id, session_id, severity, tags,
                              metadata, received_ms, latency_ms, ord)
     ), inserted AS (

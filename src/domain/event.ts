@@ -3,6 +3,8 @@
  * way to the table, the stored event the API returns, and the compact record that the storage
  * workers hand to the metrics actor after COMMIT. Plain data only (they cross threads).
  */
+import type { IdempotencyClaim } from './idempotency.ts';
+
 export const SEVERITIES = ['INFO', 'WARNING', 'ERROR', 'CRITICAL'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 
@@ -21,10 +23,12 @@ export interface NewEvent {
   readonly metadata: Readonly<Record<string, unknown>>;
   /** Epoch ms at which the front thread read the request: metrics bucket by this. */
   readonly receivedAt: number;
+  /** Present only when the producer gave an idempotency key (issue 22). */
+  readonly idempotency?: IdempotencyClaim;
 }
 
 /** An event as the API returns it (spec 2.1), already shaped by the storage worker. */
-export interface EventRecord extends Omit<NewEvent, 'timestamp' | 'receivedAt'> {
+export interface EventRecord extends Omit<NewEvent, 'timestamp' | 'receivedAt' | 'idempotency'> {
   readonly id: number;
   readonly eventId: string;
   /** ISO 8601 UTC with zone. */

@@ -37,6 +37,13 @@ function operation(route: Route): Record<string, unknown> {
   const queryParams = Object.entries((doc.query?.properties ?? {}) as Record<string, TSchema>).map(
     ([name, schema]) => ({ name, in: 'query', required: false, schema: plain(schema) }),
   );
+  const headerParams = (route.headers ?? []).map((name) => ({
+    name,
+    in: 'header',
+    required: false,
+    schema: { type: 'string' },
+  }));
+  const parameters = [...pathParams, ...queryParams, ...headerParams];
   const responses = Object.fromEntries(
     Object.entries(isPublic ? doc.responses : { ...KEY_RESPONSES, ...doc.responses }).map(
       ([status, schema]) => [
@@ -55,9 +62,7 @@ function operation(route: Route): Record<string, unknown> {
     // Scope names in the requirement list are what OpenAPI 3.1 allows for any scheme type.
     security: isPublic ? [] : [{ bearer: [route.scope] }, { apiKey: [route.scope] }],
     'x-vigil-scope': route.scope,
-    ...(pathParams.length + queryParams.length > 0
-      ? { parameters: [...pathParams, ...queryParams] }
-      : {}),
+    ...(parameters.length > 0 ? { parameters } : {}),
     ...(doc.body === undefined
       ? {}
       : {

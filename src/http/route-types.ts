@@ -22,6 +22,8 @@ export interface Request {
   /** Path parameters by name (`/events/:eventId` -> { eventId }). */
   readonly params: Readonly<Record<string, string>>;
   readonly query: Query;
+  /** The headers the route asked for (Route.headers), lower-case names; '' when absent. */
+  readonly headers: Readonly<Record<string, string>>;
   /** Parsed JSON body (routes with `body: 'json'`), else undefined. */
   readonly body: unknown;
   /** The body as text, for checks that are cheaper on the raw JSON. */
@@ -49,6 +51,11 @@ export interface Route {
   readonly scope: Scope;
   /** 'json': a JSON object or array body is required (415 / 400 otherwise); 'none': ignored. */
   readonly body: 'json' | 'none';
+  /**
+   * Request headers the handler reads (lower-case names): only these are copied, and only for
+   * this route, since uWS's request is gone once the handler has to wait for the body.
+   */
+  readonly headers?: readonly string[];
   /** The handler may answer gzip: the adapter then reads Accept-Encoding into `acceptsGzip`. */
   readonly gzip?: true;
   readonly doc: RouteDoc;

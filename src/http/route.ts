@@ -56,6 +56,17 @@ export const shuttingDown = (): AppError =>
 
 /** The parameters of a route without any. */
 const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
+/** The headers of a route that reads none. */
+const NO_HEADERS: Readonly<Record<string, string>> = NO_PARAMS;
+
+function copiedHeaders(
+  names: readonly string[],
+  req: uWS.HttpRequest,
+): Readonly<Record<string, string>> {
+  const headers: Record<string, string> = {};
+  for (const name of names) headers[name] = req.getHeader(name);
+  return headers;
+}
 
 /** The query of a request without one: nothing to parse, nothing to allocate. */
 const NO_QUERY: Query = { get: () => null };
@@ -127,6 +138,7 @@ function serveWith(
     const rawQuery = req.getQuery();
     const head: RequestHead = {
       params,
+      headers: route.headers === undefined ? NO_HEADERS : copiedHeaders(route.headers, req),
       query: rawQuery === undefined || rawQuery === '' ? NO_QUERY : new URLSearchParams(rawQuery),
       receivedAt,
       principal,

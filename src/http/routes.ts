@@ -11,6 +11,7 @@ import { keyRoutes, type KeyDeps } from './handlers/keys.ts';
 import { metricsRoutes, type MetricsDeps } from './handlers/metrics.ts';
 import { ruleTestRoutes, type RuleTestDeps } from './handlers/rule-test.ts';
 import { ruleRoutes, type RuleDeps } from './handlers/rules.ts';
+import { silenceRoutes, type SilenceDeps } from './handlers/silences.ts';
 import { systemRoutes, type SystemDeps } from './handlers/system.ts';
 import { openApiDocument } from './openapi.ts';
 import type { Route } from './route-types.ts';
@@ -22,7 +23,8 @@ export type RouteDeps = EventDeps &
   RuleTestDeps &
   ContactPointDeps &
   KeyDeps &
-  AlertDeps;
+  AlertDeps &
+  SilenceDeps;
 
 export function buildRoutes(deps: RouteDeps): Route[] {
   const routes: Route[] = [
@@ -32,6 +34,7 @@ export function buildRoutes(deps: RouteDeps): Route[] {
     ...ruleRoutes(deps),
     ...ruleTestRoutes(deps),
     ...alertRoutes(deps),
+    ...silenceRoutes(deps),
     ...evaluationStatsRoutes(deps),
     ...keyRoutes(deps),
     ...contactPointRoutes(deps),

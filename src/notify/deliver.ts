@@ -14,7 +14,8 @@ import {
 } from '../domain/contact-points/contact-point.ts';
 import { applyTemplate } from '../domain/contact-points/template.ts';
 import { channelConfig, mergeChannelSettings } from '../domain/rules/notification-config.ts';
-import type { AlertPayload, DeliveryResult } from '../domain/rules/alert.ts';
+import type { DeliveryResult } from '../domain/rules/alert.ts';
+import type { Notification } from '../domain/rules/notification.ts';
 import type { RuleNotification } from '../domain/rules/rule.ts';
 import type { DeliveryLimiter } from './delivery-limiter.ts';
 import { sendEmail } from './email.ts';
@@ -32,9 +33,16 @@ export interface ContactPointLookup {
   resolve(ref: ChannelRef): ContactPoint | undefined;
 }
 
+/**
+ * A template replaces the message of a FIRING notification only: RESOLVED and DIGEST keep Vigil's
+ * own, which say what happened (a template written for the firing would read as a new alert).
+ */
+const templated = (notification: Notification, template: unknown): Notification =>
+  notification.transition === 'FIRING' ? applyTemplate(notification, template) : notification;
+
 async function send(
   point: ContactPoint,
-  alert: AlertPayload,
+  alert: Notification,
   ruleConfig: unknown,
   options: NotifyOptions,
 ): Promise<DeliveryResult> {
@@ -50,17 +58,17 @@ async function send(
     case 'webhook': {
       const checked = channelConfig('webhook', settings);
       if (!checked.ok) return invalid(checked.errors);
-      return sendWebhook(applyTemplate(alert, checked.value.template), checked.value, options);
+      return sendWebhook(templated(alert, checked.value.template), checked.value, options);
     }
     case 'slack': {
       const checked = channelConfig('slack', settings);
       if (!checked.ok) return invalid(checked.errors);
-      return sendSlack(applyTemplate(alert, checked.value.template), checked.value, options);
+      return sendSlack(templated(alert, checked.value.template), checked.value, options);
     }
     case 'email': {
       const checked = channelConfig('email', settings);
       if (!checked.ok) return invalid(checked.errors);
-      return sendEmail(applyTemplate(alert, checked.value.template), checked.value, options);
+      return sendEmail(templated(alert, checked.value.template), checked.value, options);
     }
   }
 }
@@ -70,7 +78,7 @@ export const DROPPED_REASON = 'dropped: notification queue full';
 /** One entry's delivery; the result names the entry as the rule lists it. */
 async function deliverTo(
   entry: string,
-  alert: AlertPayload,
+  alert: Notification,
   rule: NotifyRule,
   options: NotifyOptions,
   limiter: DeliveryLimiter,
@@ -88,12 +96,12 @@ async function deliverTo(
 }
 
 /**
- * Delivers `alert` to each distinct channel entry of `rule`, in parallel within `limiter`'s bound;
- * one result per entry, in the order of `notificationChannels`. Never rejects: every problem is a
- * failed result.
+ * Delivers `alert` (a FIRING, RESOLVED or DIGEST notification) to each distinct channel entry of
+ * `rule`, in parallel within `limiter`'s bound; one result per entry, in the order of
+ * `notificationChannels`. Never rejects: every problem is a failed result.
  */
 export async function deliverAlert(
-  alert: AlertPayload,
+  alert: Notification,
   rule: NotifyRule,
   options: NotifyOptions,
   limiter: DeliveryLimiter,

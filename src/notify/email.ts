@@ -6,6 +6,13 @@ import { createTransport, type Transporter } from 'nodemailer';
 import type { SMTPSentMessageInfo } from 'nodemailer/lib/smtp-transport';
 import type { EmailConfig } from '../domain/rules/notification-config.ts';
 import type { AlertPayload, DeliveryResult } from '../domain/rules/alert.ts';
+import {
+  digestEntryText,
+  durationText,
+  type DigestNotification,
+  type IncidentNotification,
+  type Notification,
+} from '../domain/rules/notification.ts';
 import type { NotifyOptions } from './notify-options.ts';
 import { smtpReason } from './failure-reasons.ts';
 import { type AttemptOutcome, deliveryFailure, withRetries } from './result.ts';
@@ -22,7 +29,63 @@ const TRANSIENT_CODES = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS', 
 
 const oneLine = (text: string): string => text.replace(/[\r\n]+/g, ' ');
 
-export function emailMessage(alert: AlertPayload, config: EmailConfig, from: string): EmailMessage {
+/** The mail of a notification: the alert that fired, resolved, or a digest. */
+export function emailMessage(
+  notification: Notification,
+  config: EmailConfig,
+  from: string,
+): EmailMessage {
+  const to = typeof config.to === 'string' ? [config.to] : [...config.to];
+  const mail = (defaultSubject: string, text: string): EmailMessage => ({
+    from,
+    to,
+    subject: oneLine(config.subject ?? defaultSubject),
+    text,
+  });
+  switch (notification.transition) {
+    case 'FIRING':
+      return firingMail(notification, config, from);
+    case 'RESOLVED':
+      return mail(`[Vigil RESOLVED] ${notification.ruleName}`, resolvedText(notification));
+    case 'DIGEST':
+      return mail(`[Vigil DIGEST] ${notification.ruleName}`, digestText(notification));
+  }
+}
+
+function resolvedText(alert: IncidentNotification): string {
+  const values = Object.entries(alert.valuesAtResolve ?? {}).map(([m, v]) => `  ${m} = ${v}`);
+  return [
+    `Rule: ${alert.ruleName} (id ${alert.ruleId}, version ${alert.ruleVersion})`,
+    `Severity: ${alert.severity}`,
+    `Fired at: ${alert.firedAt}`,
+    `Resolved at: ${alert.resolvedAt ?? ''}`,
+    `Lasted: ${durationText(alert.durationSeconds ?? 0)}`,
+    `Message: ${alert.message}`,
+    '',
+    'Values at recovery:',
+    ...(values.length === 0 ? ['  (none)'] : values),
+    '',
+    `Alert id: ${alert.alertId}`,
+    `Transition id: ${alert.transitionId}`,
+    '',
+  ].join('\n');
+}
+
+function digestText(digest: DigestNotification): string {
+  return [
+    `Rule: ${digest.ruleName} (id ${digest.ruleId}, version ${digest.ruleVersion})`,
+    `Severity: ${digest.severity}`,
+    `Message: ${digest.message}`,
+    '',
+    'Held back:',
+    ...digest.alerts.map((entry) => `  - ${digestEntryText(entry)}`),
+    '',
+    `Transition id: ${digest.transitionId}`,
+    '',
+  ].join('\n');
+}
+
+function firingMail(alert: AlertPayload, config: EmailConfig, from: string): EmailMessage {
   const values = Object.entries(alert.currentValues).map(([metric, v]) => `  ${metric} = ${v}`);
   const text = [
     `Rule: ${alert.ruleName} (id ${alert.ruleId}, version ${alert.ruleVersion})`,
@@ -71,7 +134,7 @@ function failureOf(error: unknown): AttemptOutcome {
 }
 
 export async function sendEmail(
-  alert: AlertPayload,
+  alert: Notification,
   config: EmailConfig,
   options: NotifyOptions,
 ): Promise<DeliveryResult> {

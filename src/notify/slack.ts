@@ -4,6 +4,13 @@
  */
 import type { SlackConfig } from '../domain/rules/notification-config.ts';
 import type { AlertPayload, DeliveryResult } from '../domain/rules/alert.ts';
+import {
+  digestEntryText,
+  durationText,
+  type DigestNotification,
+  type IncidentNotification,
+  type Notification,
+} from '../domain/rules/notification.ts';
 import { postJson } from './http-post.ts';
 import type { NotifyOptions } from './notify-options.ts';
 
@@ -47,7 +54,86 @@ function bulletList(title: string, lines: readonly string[]): Mrkdwn {
   return { type: 'mrkdwn', text: truncate(`*${title}*\n${body}`, SECTION_MAX) };
 }
 
-export function slackMessage(alert: AlertPayload, config: SlackConfig): SlackMessage {
+const header = (text: string): SlackBlock => ({
+  type: 'header',
+  text: { type: 'plain_text', text: truncate(text, HEADER_MAX) },
+});
+const context = (text: string): SlackBlock => ({
+  type: 'context',
+  elements: [{ type: 'mrkdwn', text }],
+});
+const withChannel = (message: Omit<SlackMessage, 'channel'>, config: SlackConfig): SlackMessage =>
+  config.channel === undefined ? message : { ...message, channel: config.channel };
+
+/** An incident resolved: how long it lasted, why, and the values at recovery. */
+function resolvedMessage(alert: IncidentNotification, config: SlackConfig): SlackMessage {
+  const lasted = durationText(alert.durationSeconds ?? 0);
+  const recovered = Object.entries(alert.valuesAtResolve ?? {}).map(
+    ([metric, value]) => `${metric}: ${value}`,
+  );
+  return withChannel(
+    {
+      text: truncate(`[RESOLVED] ${escape(alert.ruleName)} after ${lasted}`, SECTION_MAX),
+      blocks: [
+        header(`RESOLVED: ${alert.ruleName}`),
+        {
+          type: 'section',
+          fields: [
+            { type: 'mrkdwn', text: `*Severity*\n${alert.severity}` },
+            { type: 'mrkdwn', text: `*Lasted*\n${lasted}` },
+            { type: 'mrkdwn', text: `*Fired at*\n${alert.firedAt}` },
+            { type: 'mrkdwn', text: `*Resolved at*\n${alert.resolvedAt ?? ''}` },
+          ],
+        },
+        {
+          type: 'section',
+          text: { type: 'mrkdwn', text: truncate(escape(alert.message), SECTION_MAX) },
+        },
+        { type: 'section', text: bulletList('Values at recovery', recovered) },
+        context(`Vigil alert #${alert.alertId} · ${alert.transitionId}`),
+      ],
+    },
+    config,
+  );
+}
+
+/** The incidents a rule's budget held back, counted, the first listed. */
+function digestMessage(digest: DigestNotification, config: SlackConfig): SlackMessage {
+  return withChannel(
+    {
+      text: truncate(
+        `[DIGEST] ${escape(digest.ruleName)}: ${digest.heldBack} held back`,
+        SECTION_MAX,
+      ),
+      blocks: [
+        header(`DIGEST: ${digest.ruleName}`),
+        {
+          type: 'section',
+          text: { type: 'mrkdwn', text: truncate(escape(digest.message), SECTION_MAX) },
+        },
+        { type: 'section', text: bulletList('Held back', digest.alerts.map(digestEntryText)) },
+        context(
+          `Vigil digest #${digest.digestId} · rule #${digest.ruleId} · ${digest.transitionId}`,
+        ),
+      ],
+    },
+    config,
+  );
+}
+
+/** The Slack message of a notification: the alert that fired, resolved, or a digest. */
+export function slackMessage(notification: Notification, config: SlackConfig): SlackMessage {
+  switch (notification.transition) {
+    case 'FIRING':
+      return firingMessage(notification, config);
+    case 'RESOLVED':
+      return resolvedMessage(notification, config);
+    case 'DIGEST':
+      return digestMessage(notification, config);
+  }
+}
+
+function firingMessage(alert: AlertPayload, config: SlackConfig): SlackMessage {
   const conditions = alert.matchedConditions.join(', ');
   const text = truncate(
     `[${alert.severity}] ${escape(alert.ruleName)}${conditions === '' ? '' : `: ${escape(conditions)}`}`,
@@ -104,7 +190,7 @@ export function slackMessage(alert: AlertPayload, config: SlackConfig): SlackMes
 }
 
 export const sendSlack = (
-  alert: AlertPayload,
+  alert: Notification,
   config: SlackConfig,
   options: NotifyOptions,
 ): Promise<DeliveryResult> =>

@@ -1,14 +1,16 @@
 /**
- * @module The webhook channel: POSTs the AlertPayload, as is, to the rule's URL with its headers
- * (front thread; retries per NotifyOptions; never throws).
+ * @module The webhook channel: POSTs the notification, as is, to the rule's URL with its headers
+ * and an `Idempotency-Key` (the transitionId: the same on every attempt and after a restart), on
+ * the front thread; retries per NotifyOptions; never throws.
  */
 import type { WebhookConfig } from '../domain/rules/notification-config.ts';
-import type { AlertPayload, DeliveryResult } from '../domain/rules/alert.ts';
+import type { DeliveryResult } from '../domain/rules/alert.ts';
+import type { Notification } from '../domain/rules/notification.ts';
 import { postJson } from './http-post.ts';
 import type { NotifyOptions } from './notify-options.ts';
 
 export const sendWebhook = (
-  alert: AlertPayload,
+  notification: Notification,
   config: WebhookConfig,
   options: NotifyOptions,
 ): Promise<DeliveryResult> =>
@@ -16,8 +18,9 @@ export const sendWebhook = (
     {
       channel: 'webhook',
       url: config.url,
-      body: alert,
-      headers: config.headers,
+      body: notification,
+      // Last: a configured header of the same name does not replace it.
+      headers: { ...config.headers, 'Idempotency-Key': notification.transitionId },
       timeoutMs: config.timeoutMs ?? options.timeoutMs,
     },
     options,

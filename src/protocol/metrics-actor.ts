@@ -4,6 +4,7 @@
  */
 import type { MetricEvent } from '../domain/event.ts';
 import type { MetricsHistory } from '../domain/metrics/snapshot/snapshot.ts';
+import type { KeyLookup, NewestEvents } from '../domain/metrics/state/last-event-times.ts';
 import type { AlertTransition } from '../domain/rules/alert.ts';
 import type { ActiveRule } from '../domain/rules/rule.ts';
 import type { RuleTestInput, RuleTestResult } from '../domain/rules/rule-test.ts';
@@ -36,6 +37,8 @@ export type MetricsCommand =
       readonly ids: readonly number[];
       readonly rules: readonly ActiveRule[];
     }
+  /** The newest stored events of the keys a `watching` notice asked for. */
+  | { readonly type: 'seed-last-events'; readonly requestId: number; readonly newest: NewestEvents }
   /** Over the last `last` ticks (1..600). */
   | { readonly type: 'evaluation-stats'; readonly requestId: number; readonly last: number }
   /** The last `minutes` (1..1440), minute by minute (the dashboard's charts after a reload). */
@@ -52,6 +55,7 @@ export interface MetricsReplies {
   readonly 'put-rules': { readonly rules: number };
   readonly 'evaluation-stats': EvaluationStats;
   readonly history: MetricsHistory;
+  readonly 'seed-last-events': null;
   readonly stop: null;
 }
 
@@ -86,6 +90,12 @@ export type MetricsNotice =
    * notifies those that fired.
    */
   | { readonly type: 'alerts'; readonly transitions: readonly AlertTransition[] }
+  /**
+   * Rules now read the silence of these keys (first time since the actor started, and each new
+   * key after): the front reads their newest stored events and answers with seed-last-events,
+   * so that the times survive an actor restart.
+   */
+  | { readonly type: 'watching'; readonly keys: KeyLookup }
   | {
       readonly type: 'reply';
       readonly requestId: number;

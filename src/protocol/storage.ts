@@ -6,6 +6,8 @@
 import type { ApiKeyFields, ApiKeyRecord, StoredApiKey } from '../domain/api-key.ts';
 import type { ContactPoint, ContactPointFields } from '../domain/contact-points/contact-point.ts';
 import type { EventPage, EventRecord, NewEvent } from '../domain/event.ts';
+import type { KeyLookup, NewestEvents } from '../domain/metrics/state/last-event-times.ts';
+import type { InsertOutcome } from '../domain/idempotency.ts';
 import type {
   Acknowledgement,
   AlertDeliveries,
@@ -22,6 +24,12 @@ import type {
   RuleStatistics,
 } from '../domain/rules/rule.ts';
 import type { RuleStatus } from '../domain/rules/rule-types.ts';
+import type {
+  SilenceEnding,
+  SilenceFields,
+  SilenceFilter,
+  SilenceRecord,
+} from '../domain/silences/silence.ts';
 
 export type Result<T, C extends string> =
   | { readonly ok: true; readonly value: T }
@@ -33,10 +41,23 @@ export type DbFailure = 'DB_FAILURE';
 type RuleFailure = DbFailure | 'NOT_FOUND';
 
 export interface StorageHandlers {
-  /** Group commit: one statement for the whole batch; ids in input order. */
+  /**
+   * Receipt times of the newest stored event, and of the newest of each type and source asked
+   * (newest-events-repository.ts says how far it looks).
+   */
+  newestEvents(input: KeyLookup): Promise<Result<NewestEvents, DbFailure>>;
+  /**
+   * Group commit: one statement for the whole batch; outcomes in input order (plain ids unless
+   * an event carries an idempotency key).
+   */
   insertEvents(input: {
     readonly events: readonly NewEvent[];
-  }): Promise<Result<readonly number[], DbFailure>>;
+  }): Promise<Result<readonly InsertOutcome[], DbFailure>>;
+  /** Deletes at most `limit` idempotency keys stored before `before` (epoch ms); answers how many. */
+  pruneIdempotencyKeys(input: {
+    readonly before: number;
+    readonly limit: number;
+  }): Promise<Result<number, DbFailure>>;
   listEvents(input: {
     readonly eventType: string | null;
     readonly page: number;
@@ -138,6 +159,33 @@ export interface StorageHandlers {
   touchApiKeys(input: {
     readonly uses: readonly { readonly id: number; readonly at: number }[];
   }): Promise<Result<true, DbFailure>>;
+
+  /**
+   * Refused with UNKNOWN_RULE when `ruleId` names no rule, with SILENCE_LIMIT when `maxOpen`
+   * silences are not expired at `now` (epoch ms, the request's time).
+   */
+  createSilence(input: {
+    readonly fields: SilenceFields;
+    readonly now: number;
+    readonly maxOpen: number;
+  }): Promise<Result<SilenceRecord, DbFailure | 'UNKNOWN_RULE' | 'SILENCE_LIMIT'>>;
+  getSilence(input: {
+    readonly id: number;
+  }): Promise<Result<SilenceRecord, DbFailure | 'NOT_FOUND'>>;
+  /** Newest first; the state filter is taken at `now`. */
+  listSilences(input: {
+    readonly filter: SilenceFilter;
+    readonly now: number;
+    readonly page: number;
+    readonly size: number;
+  }): Promise<
+    Result<{ readonly rows: readonly SilenceRecord[]; readonly total: number }, DbFailure>
+  >;
+  /** Ends the silence at `now`: what that did (silences-repository.ts endSilence). */
+  endSilence(input: {
+    readonly id: number;
+    readonly now: number;
+  }): Promise<Result<SilenceEnding, DbFailure | 'NOT_FOUND'>>;
 }
 
 export type StorageOperation = keyof StorageHandlers;

@@ -5,6 +5,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { SEVERITIES, type NewEvent, type Severity } from '../domain/event.ts';
+import { MAX_IDEMPOTENCY_KEY_CHARACTERS } from '../domain/idempotency.ts';
 import { Characters } from './characters.ts';
 import { depthOf, findUnstorable } from './json-guards.ts';
 import { schemaErrors } from './schema-errors.ts';
@@ -57,6 +58,13 @@ export const EventRequestSchema = Type.Object(
     metadata: Type.Optional(
       Type.Record(Type.String(), Type.Unknown(), { errorMessage: 'must be an object' }),
     ),
+    idempotencyKey: Type.Optional(
+      Characters(
+        1,
+        MAX_IDEMPOTENCY_KEY_CHARACTERS,
+        `idempotencyKey must be a string of 1 to ${MAX_IDEMPOTENCY_KEY_CHARACTERS} characters`,
+      ),
+    ),
   },
   { additionalProperties: false, errorMessage: 'must be a JSON object' },
 );
@@ -74,11 +82,13 @@ const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
 /**
  * Validates one event request; `receivedAt` is when the front read it (epoch ms). Every failing
  * field is named at once: the checks a schema cannot express run on whatever fields are there.
+ * An idempotencyKey is claimed for `producer` (whose key the request carried).
  */
 export function checkEventRequest(
   body: unknown,
   receivedAt: number,
   mayHoldUnstorable: boolean,
+  producer: number,
 ): EventCheck {
   const valid = check.Check(body);
   const errors = new Map(valid ? [] : Object.entries(schemaErrors(check.Errors(body))));
@@ -104,18 +114,19 @@ export function checkEventRequest(
   }
   if (!valid || errors.size > 0) return { ok: false, errors: Object.fromEntries(errors) };
   const request = body;
-  return {
-    ok: true,
-    event: {
-      eventType: request.eventType,
-      timestamp,
-      source: request.source,
-      userId: request.userId ?? null,
-      sessionId: request.sessionId ?? null,
-      severity: (request.severity ?? 'INFO') satisfies Severity,
-      tags: request.tags ?? {},
-      metadata: request.metadata ?? {},
-      receivedAt,
-    },
+  const event: NewEvent = {
+    eventType: request.eventType,
+    timestamp,
+    source: request.source,
+    userId: request.userId ?? null,
+    sessionId: request.sessionId ?? null,
+    severity: (request.severity ?? 'INFO') satisfies Severity,
+    tags: request.tags ?? {},
+    metadata: request.metadata ?? {},
+    receivedAt,
   };
+  const key = request.idempotencyKey;
+  if (key === undefined) return { ok: true, event };
+  const idempotency = { producer, key, timestampGiven: request.timestamp !== undefined };
+  return { ok: true, event: { ...event, idempotency } };
 }

@@ -11,7 +11,7 @@ function setup(maxResults = 3) {
   let finishWrite = (): void => {};
   const recorder = createDeliveryRecorder({
     write: (results) => {
-      writes.push(results.map((r) => r.alertId));
+      writes.push(results.map((r) => r.id));
       return new Promise<void>((resolve) => (finishWrite = resolve));
     },
     maxWaitMs: 50,
@@ -27,7 +27,7 @@ function setup(maxResults = 3) {
       },
     },
   });
-  const result = (alertId: number): AlertDeliveries => ({ alertId, deliveries: [] });
+  const result = (id: number): AlertDeliveries => ({ transition: 'FIRING', id, deliveries: [] });
   return { recorder, writes, waits, result, finish: () => finishWrite() };
 }
 

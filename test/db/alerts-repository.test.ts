@@ -77,6 +77,7 @@ const fired = (rule: RuleRecord, triggeredAt: number): FiredAlert => ({
   explanationText: '',
   notificationChannels: [],
   notificationConfig: null,
+  heldByBudget: false,
 });
 
 /** One firing stored alone: its incident. */
@@ -93,7 +94,7 @@ async function resolveAlert(
 ): Promise<readonly AlertRecord[]> {
   const [stored] = await recordTransitions(sql, [{ kind: 'resolved', resolution }]);
   if (stored?.kind !== 'resolved') throw new Error('a resolution answers what it closed');
-  return stored.alerts;
+  return stored.alerts.map((s) => s.alert);
 }
 
 const cleared = (rule: RuleRecord, resolvedAt: number): AlertResolution => ({
@@ -175,8 +176,12 @@ void t.test('activeRulesForEvaluation: the last hour of alerts and the latest on
     [NOW - 59 * MINUTE, NOW - 10 * MINUTE],
     'the last hour (which holds the latest); not the older ones',
   );
+  t.equal(byId.get(rule.id)?.lastAlertAt, NOW - 10 * MINUTE);
   t.same(byId.get(quiet.id)?.recentAlerts, [], 'never fired: none');
-  t.same(byId.get(old.id)?.recentAlerts, [NOW - 200 * MINUTE], 'only the latest, however old');
+  t.equal(byId.get(quiet.id)?.lastAlertAt, null);
+  t.same(byId.get(old.id)?.recentAlerts, [], 'none in the last hour');
+  t.equal(byId.get(old.id)?.lastAlertAt, NOW - 200 * MINUTE, 'the latest, however old');
+  t.equal(byId.get(rule.id)?.heldSince, null, 'nothing held back');
   t.match(byId.get(rule.id), {
     name: 'history',
     ruleType: 'THRESHOLD',
@@ -320,12 +325,12 @@ void t.test('a batch: many rules in one transaction, each rule in the order give
     throw new Error('kinds checked above');
   t.match(aFired.alert, { ruleId: a.id, state: 'FIRING' }, 'the insert, as it was stored');
   t.same(
-    aResolved.alerts.map((x) => [x.id, x.state, x.resolvedAt]),
+    aResolved.alerts.map(({ alert: x }) => [x.id, x.state, x.resolvedAt]),
     [[aFired.alert.id, 'RESOLVED', new Date(NOW - MINUTE).toISOString()]],
     'the resolution closed the incident fired before it in the batch',
   );
   t.same(
-    cResolved.alerts.map((x) => x.id),
+    cResolved.alerts.map((x) => x.alert.id),
     [open.id],
     'c: the incident open before the batch',
   );
@@ -367,11 +372,13 @@ void t.test('recordDeliveries: the results of many alerts, one statement', async
   const at = new Date(NOW).toISOString();
   await recordDeliveries(sql, [
     {
-      alertId: first.id,
+      transition: 'FIRING',
+      id: first.id,
       deliveries: [{ channel: 'webhook', ok: true, attempts: 1, status: 200, at }],
     },
     {
-      alertId: second.id,
+      transition: 'FIRING',
+      id: second.id,
       deliveries: [{ channel: 'slack', ok: false, attempts: 0, error: 'no contact point', at }],
     },
   ]);
@@ -393,4 +400,102 @@ void t.test('activeRulesForEvaluation: the notification settings come along', as
   const [active] = await activeRulesForEvaluation(sql, NOW, [created.id]);
   t.same(active?.notificationChannels, ['webhook:ops', 'slack']);
   t.same(active?.notificationConfig, { slack: { channel: '#alerts' } });
+});
+
+void t.test(
+  'held back by the budget: not in the budget, then one digest carries them',
+  async (t) => {
+    const rule = await newRule('budgeted', 0, { maxAlertsPerHour: 1 });
+    const notified = await recordAlert(sql, fired(rule, NOW - 30 * MINUTE));
+    const held = [];
+    for (const minutesAgo of [20, 15, 10]) {
+      held.push(
+        await recordAlert(sql, { ...fired(rule, NOW - minutesAgo * MINUTE), heldByBudget: true }),
+      );
+    }
+    t.same(
+      held.map((a) => a.heldByBudget),
+      [true, true, true],
+      'stored as held back',
+    );
+    t.equal(notified.heldByBudget, false);
+    const [active] = await activeRulesForEvaluation(sql, NOW, [rule.id]);
+    t.same(active?.recentAlerts, [NOW - 30 * MINUTE], 'only the notified one uses the budget');
+    t.equal(active?.lastAlertAt, NOW - 10 * MINUTE, 'suppression counts every incident');
+    t.equal(active?.heldSince, NOW - 20 * MINUTE, 'the oldest held back, for the digest');
+
+    const due = {
+      ruleId: rule.id,
+      ruleName: rule.name,
+      ruleVersion: rule.version,
+      severity: rule.severity,
+      maxAlertsPerHour: 1,
+      notificationChannels: ['webhook'],
+      notificationConfig: null,
+      since: NOW - 20 * MINUTE,
+      until: NOW - 12 * MINUTE,
+    };
+    const [first] = await recordTransitions(sql, [{ kind: 'digest', digest: due }]);
+    if (first?.kind !== 'digest' || first.digest === null) throw new Error('a digest was written');
+    t.match(first.digest, {
+      ruleId: rule.id,
+      heldBack: 2,
+      maxAlertsPerHour: 1,
+      from: new Date(NOW - 20 * MINUTE).toISOString(),
+      until: new Date(NOW - 12 * MINUTE).toISOString(),
+    });
+    t.same(
+      first.digest.alerts.map((a) => [a.alertId, a.firedAt, a.state]),
+      held.slice(0, 2).map((a) => [a.id, a.firedAt, 'FIRING']),
+      'the held ones fired until then, oldest first',
+    );
+    t.same(first.notify, { notificationChannels: ['webhook'], notificationConfig: null });
+    const [again] = await recordTransitions(sql, [{ kind: 'digest', digest: due }]);
+    t.same(again, { kind: 'digest', digest: null, notify: first.notify }, 'carried once only');
+    const [after] = await activeRulesForEvaluation(sql, NOW, [rule.id]);
+    t.equal(after?.heldSince, NOW - 10 * MINUTE, 'the one after the digest is still held');
+
+    await recordDeliveries(sql, [
+      {
+        transition: 'DIGEST',
+        id: first.digest.id,
+        deliveries: [{ channel: 'webhook', ok: true, attempts: 1, at: 'x' }],
+      },
+    ]);
+    const [row] = await sql<{ deliveries: unknown }[]>`
+    SELECT deliveries FROM alert_digests WHERE id = ${first.digest.id}`;
+    t.same(row?.deliveries, [{ channel: 'webhook', ok: true, attempts: 1, at: 'x' }]);
+  },
+);
+
+void t.test('an incident keeps the channels it fired with for its RESOLVED', async (t) => {
+  const rule = await newRule('keeps channels');
+  const [stored] = await recordTransitions(sql, [
+    {
+      kind: 'fired',
+      alert: { ...fired(rule, NOW - MINUTE), notificationChannels: ['slack:ops'] },
+    },
+  ]);
+  if (stored?.kind !== 'fired') throw new Error('fired');
+  t.same(stored.notify, { notificationChannels: ['slack:ops'], notificationConfig: null });
+  const [resolved] = await recordTransitions(sql, [
+    { kind: 'resolved', resolution: cleared(rule, NOW) },
+  ]);
+  if (resolved?.kind !== 'resolved') throw new Error('resolved');
+  t.same(
+    resolved.alerts.map((a) => a.notify.notificationChannels),
+    [['slack:ops']],
+    'the channels of the firing, whatever the rule says now',
+  );
+  const at = new Date(NOW).toISOString();
+  await recordDeliveries(sql, [
+    {
+      transition: 'RESOLVED',
+      id: stored.alert.id,
+      deliveries: [{ channel: 'slack:ops', ok: true, attempts: 1, at }],
+    },
+  ]);
+  const alert = await getAlert(sql, stored.alert.id);
+  t.same(alert?.deliveries, [], 'the FIRING results untouched');
+  t.same(alert?.resolveDeliveries, [{ channel: 'slack:ops', ok: true, attempts: 1, at }]);
 });

@@ -5,7 +5,8 @@
 import { BlockList, type AddressInfo } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
 import t from 'tap';
-import type { AlertPayload, DeliveryResult } from '../../src/domain/rules/alert.ts';
+import type { DeliveryResult } from '../../src/domain/rules/alert.ts';
+import type { Notification } from '../../src/domain/rules/notification.ts';
 import { NON_PUBLIC_ADDRESSES } from '../../src/notify/address-check.ts';
 import type { NotifyOptions } from '../../src/notify/notify-options.ts';
 import type { Resolver } from '../../src/notify/resolve-target.ts';
@@ -13,7 +14,7 @@ import { sendSlack } from '../../src/notify/slack.ts';
 import { sendWebhook } from '../../src/notify/webhook.ts';
 import { alert, notifyOptions, startHttpReceiver } from './receivers.ts';
 
-type Send = (url: string, options: NotifyOptions, a?: AlertPayload) => Promise<DeliveryResult>;
+type Send = (url: string, options: NotifyOptions, a?: Notification) => Promise<DeliveryResult>;
 const channels: readonly (readonly ['webhook' | 'slack', Send])[] = [
   ['webhook', (url, options, a = alert) => sendWebhook(a, { url }, options)],
   ['slack', (url, options, a = alert) => sendSlack(a, { webhookUrl: url }, options)],

@@ -6,7 +6,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerAddress } from 'smtp-server';
 import { pino } from 'pino';
-import type { AlertPayload } from '../../src/domain/rules/alert.ts';
+import type { IncidentNotification } from '../../src/domain/rules/notification.ts';
 import type { ContactPoint } from '../../src/domain/contact-points/contact-point.ts';
 import type { NotificationChannel } from '../../src/domain/rules/rule-types.ts';
 import { contactPointIndex } from '../../src/notify/contact-point-directory.ts';
@@ -19,8 +19,16 @@ interface Teardown {
   teardown(fn: () => unknown): void;
 }
 
-export const alert: AlertPayload = {
+/** A FIRING notification, as the channels get it. */
+export const alert: IncidentNotification = {
   id: 42,
+  alertId: 42,
+  transition: 'FIRING',
+  transitionId: 'alert-42-firing',
+  durationSeconds: null,
+  silenced: false,
+  silenceId: null,
+  heldByBudget: false,
   ruleId: 7,
   ruleName: 'High error rate',
   ruleVersion: 3,

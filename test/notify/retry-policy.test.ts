@@ -3,13 +3,14 @@
 // fixed reason (never the answer's body). Real local receivers.
 import t from 'tap';
 import { freePort } from '../support/free-port.ts';
-import type { AlertPayload, DeliveryResult } from '../../src/domain/rules/alert.ts';
+import type { DeliveryResult } from '../../src/domain/rules/alert.ts';
+import type { Notification } from '../../src/domain/rules/notification.ts';
 import type { NotifyOptions } from '../../src/notify/notify-options.ts';
 import { sendSlack } from '../../src/notify/slack.ts';
 import { sendWebhook } from '../../src/notify/webhook.ts';
 import { alert, notifyOptions, startHttpReceiver } from './receivers.ts';
 
-type Send = (url: string, options: NotifyOptions, a?: AlertPayload) => Promise<DeliveryResult>;
+type Send = (url: string, options: NotifyOptions, a?: Notification) => Promise<DeliveryResult>;
 const channels: readonly (readonly ['webhook' | 'slack', Send])[] = [
   ['webhook', (url, options, a = alert) => sendWebhook(a, { url }, options)],
   ['slack', (url, options, a = alert) => sendSlack(a, { webhookUrl: url }, options)],

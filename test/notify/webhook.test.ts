@@ -1,4 +1,5 @@
-// Webhook: POSTs the AlertPayload as JSON, with the rule's headers and its own timeout.
+// Webhook: POSTs the notification as JSON, with the rule's headers, an Idempotency-Key that is the
+// transitionId on every attempt, and its own timeout.
 import t from 'tap';
 import { sendWebhook } from '../../src/notify/webhook.ts';
 import { alert, notifyOptions, startHttpReceiver } from './receivers.ts';
@@ -45,4 +46,26 @@ t.test("the webhook's timeoutMs overrides NOTIFY_TIMEOUT_MS", async (t) => {
     notifyOptions({ timeoutMs: 30_000, attempts: 1 }),
   );
   t.match(result, { ok: false, attempts: 1, error: 'timed out after 100 ms' });
+});
+
+t.test('every attempt carries the transitionId as Idempotency-Key', async (t) => {
+  const receiver = await startHttpReceiver(t, (n) =>
+    n < 3 ? { status: 503, body: 'busy' } : { status: 200, body: 'ok' },
+  );
+  const result = await sendWebhook(
+    alert,
+    // A configured header of the same name does not replace it.
+    { url: receiver.url, headers: { 'Idempotency-Key': 'mine' } },
+    notifyOptions(),
+  );
+  t.match(result, { ok: true, attempts: 3 });
+  t.same(
+    receiver.received.map((r) => r.headers['idempotency-key']),
+    ['alert-42-firing', 'alert-42-firing', 'alert-42-firing'],
+  );
+  t.same(
+    receiver.received.map((r) => (JSON.parse(r.body) as { transitionId: string }).transitionId),
+    ['alert-42-firing', 'alert-42-firing', 'alert-42-firing'],
+    'and in the body',
+  );
 });

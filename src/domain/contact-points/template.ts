@@ -47,7 +47,7 @@ export function templateProblem(at: string, value: unknown): string | undefined 
 }
 
 /** The alert with its message replaced by `template` rendered; unchanged without a template. */
-export function applyTemplate(alert: AlertPayload, template: unknown): AlertPayload {
+export function applyTemplate<A extends AlertPayload>(alert: A, template: unknown): A {
   if (typeof template !== 'string') return alert;
   const message = template.replace(PLACEHOLDER, (whole, name: string) =>
     isField(name) ? FIELDS[name](alert) : whole,

@@ -6,6 +6,7 @@ import { SEVERITIES, type MetricEvent } from '../event.ts';
 import { buildSnapshot } from './snapshot/build-snapshot.ts';
 import type { IndexedMetric, MetricRef } from './windows/metric-names.ts';
 import { DEFAULT_METRICS_LIMITS, type MetricsLimits } from './metrics-limits.ts';
+import { LastEventTimes, type NewestEvents } from './state/last-event-times.ts';
 import { MetricsState } from './state/metrics-state.ts';
 import { recordEvents } from './state/record-events.ts';
 import type { MetricsHistory, MetricsSnapshot } from './snapshot/snapshot.ts';
@@ -22,6 +23,8 @@ export class Aggregator implements WindowedMetrics {
   readonly limits: MetricsLimits;
   private readonly now: () => number;
   private state: MetricsState;
+  /** Not part of `state`: a reset leaves it (last-event-times.ts). */
+  private readonly lastEvents: LastEventTimes;
 
   constructor(options: AggregatorOptions = {}) {
     this.limits = Object.freeze({
@@ -43,6 +46,7 @@ export class Aggregator implements WindowedMetrics {
     });
     this.now = options.now ?? Date.now;
     this.state = new MetricsState(this.limits, this.now());
+    this.lastEvents = new LastEventTimes(this.limits, this.state.since);
   }
 
   /** Hot path: a batch of stored events (any size; one clock read per batch). */
@@ -50,6 +54,20 @@ export class Aggregator implements WindowedMetrics {
     if (events.length === 0) return;
     const now = this.tick();
     recordEvents(this.state, events, now);
+    this.lastEvents.record(events, now);
+  }
+
+  /**
+   * The newest stored events per key, read from storage after a (re)start; times only move
+   * forward, so events recorded before this arrives are not undone.
+   */
+  seedLastEvents(newest: NewestEvents): void {
+    this.lastEvents.seed(newest);
+  }
+
+  /** The rule set's reads: the types and sources they watch are kept past the caps. */
+  watch(reads: WindowReads): void {
+    this.lastEvents.watch(reads.watchedKeys());
   }
 
   snapshot(): MetricsSnapshot {
@@ -70,7 +88,7 @@ export class Aggregator implements WindowedMetrics {
 
   valuesOf(reads: WindowReads): SlotValues {
     const now = this.tick();
-    return new WindowTable(this.state, now, reads);
+    return new WindowTable(this.state, now, reads, this.lastEvents);
   }
 
   /** `ref` over the last `windowMinutes`: one value (many at one moment: valuesOf). */

@@ -40,6 +40,12 @@ export type Explanation = ExplainedCondition | ExplainedNode;
 export const ALERT_STATES = ['FIRING', 'RESOLVED'] as const;
 export type AlertState = (typeof ALERT_STATES)[number];
 
+/** What a notification tells: an incident fired or resolved, or a digest of held-back ones. */
+export const NOTIFICATION_TRANSITIONS = ['FIRING', 'RESOLVED', 'DIGEST'] as const;
+export type NotificationTransition = (typeof NOTIFICATION_TRANSITIONS)[number];
+/** The transitions of one incident that are notified. */
+export type IncidentTransition = Exclude<NotificationTransition, 'DIGEST'>;
+
 /** What /topic/alerts says happened to an alert. */
 export const ALERT_TRANSITIONS = ['FIRING', 'RESOLVED', 'ACKNOWLEDGED'] as const;
 export type AlertTransitionName = (typeof ALERT_TRANSITIONS)[number];
@@ -90,6 +96,12 @@ export interface AlertRecord {
   readonly resolveExplanation: Explanation | null;
   /** The leaves that made it fire, in words: `errorRate over 5 min = 0.083 > 0.05`. */
   readonly explanationText: string;
+  /** A silence covered it when it fired: neither its FIRING nor its RESOLVED was notified. */
+  readonly silenced: boolean;
+  /** The silence that covered it (it may since have been deleted), null when none did. */
+  readonly silenceId: number | null;
+  /** maxAlertsPerHour was spent when it fired: not notified on its own, but in a DIGEST. */
+  readonly heldByBudget: boolean;
   /** What made the rule true, e.g. `errorRate 12.5 > 5` (the rule test's matchedConditions). */
   readonly matchedConditions: readonly string[];
   /** Each metric of the condition, spelled as in ruleConfig, to its value over the rule's window. */
@@ -97,12 +109,14 @@ export interface AlertRecord {
   /** The rule's whole condition as text, e.g. `errorRate > 20 [1 min]`. */
   readonly condition: string;
   readonly message: string;
-  /** One per channel once delivery finished; empty before, or without channels. */
+  /** The FIRING notification: one per channel once delivery finished; empty before, or without. */
   readonly deliveries: readonly DeliveryResult[];
+  /** The RESOLVED notification's, likewise. */
+  readonly resolveDeliveries: readonly DeliveryResult[];
 }
 
 /** What notification channels read of an alert (the webhook body, the Slack and e-mail texts). */
-export type AlertPayload = Omit<AlertRecord, 'condition' | 'deliveries'>;
+export type AlertPayload = Omit<AlertRecord, 'condition' | 'deliveries' | 'resolveDeliveries'>;
 
 /** An alert on /topic/alerts: the alert as stored, and what just happened to it. */
 export type AlertMessage = AlertRecord & { readonly transition: AlertTransitionName };
@@ -129,7 +143,47 @@ export interface FiredAlert
     RuleNotification {
   readonly triggeredAt: number;
   readonly explanation: Explanation | null;
+  /** maxAlertsPerHour was spent: recorded, and notified only in the next DIGEST. */
+  readonly heldByBudget: boolean;
 }
+
+/**
+ * The budget of a rule has room again and incidents were held back since `since` (epoch ms): a
+ * DIGEST of those fired before `until` is due, to the rule's channels (carried, not re-read).
+ */
+export interface DigestDue
+  extends Pick<AlertRecord, 'ruleId' | 'ruleName' | 'ruleVersion' | 'severity'>, RuleNotification {
+  readonly maxAlertsPerHour: number;
+  readonly since: number;
+  readonly until: number;
+}
+
+/** One held-back incident as a digest lists it. */
+export interface DigestEntry {
+  readonly alertId: number;
+  readonly firedAt: string;
+  readonly state: AlertState;
+  readonly explanationText: string;
+}
+
+/** A digest as stored: the incidents of one rule the budget held back, counted and the first listed. */
+export interface DigestRecord extends Pick<
+  AlertRecord,
+  'ruleId' | 'ruleName' | 'ruleVersion' | 'severity'
+> {
+  readonly id: number;
+  /** How many incidents were held back (all of them, whatever `alerts` lists). */
+  readonly heldBack: number;
+  /** The first held-back incident's firing time and the digest's time, ISO 8601 UTC. */
+  readonly from: string;
+  readonly until: string;
+  /** The first DIGEST_LISTED of them, oldest first. */
+  readonly alerts: readonly DigestEntry[];
+  readonly maxAlertsPerHour: number;
+}
+
+/** Incidents a digest lists by name; the rest are counted. */
+export const DIGEST_LISTED = 10;
 
 /**
  * Why the evaluator resolved a rule's open incident: its condition cleared, or the rule left
@@ -149,19 +203,36 @@ export interface AlertResolution {
 /** What the metrics actor decided about one rule's incident (it posts these to the front). */
 export type AlertTransition =
   | { readonly kind: 'fired'; readonly alert: FiredAlert }
-  | { readonly kind: 'resolved'; readonly resolution: AlertResolution };
+  | { readonly kind: 'resolved'; readonly resolution: AlertResolution }
+  | { readonly kind: 'digest'; readonly digest: DigestDue };
+
+/** A stored incident and the channels its notifications go to (those it fired with). */
+export interface StoredAlert {
+  readonly alert: AlertRecord;
+  readonly notify: RuleNotification;
+}
 
 /**
- * A transition as stored, in the place of the one decided: the incident a firing created, or the
- * open incidents a resolution closed (normally one; none when the rule had none open).
+ * A transition as stored, in the place of the one decided: the incident a firing created, the
+ * open incidents a resolution closed (normally one; none when the rule had none open), or the
+ * digest written (null when no held-back incident was left to list).
  */
 export type StoredTransition =
-  | { readonly kind: 'fired'; readonly alert: AlertRecord }
-  | { readonly kind: 'resolved'; readonly alerts: readonly AlertRecord[] };
+  | ({ readonly kind: 'fired' } & StoredAlert)
+  | { readonly kind: 'resolved'; readonly alerts: readonly StoredAlert[] }
+  | {
+      readonly kind: 'digest';
+      readonly digest: DigestRecord | null;
+      readonly notify: RuleNotification;
+    };
 
-/** The delivery results of one stored alert, to be written on it. */
+/**
+ * The delivery results of one notification, to be written where it belongs: on the alert (its
+ * FIRING or RESOLVED notification; `id` is the alert's) or on the digest (`id` is the digest's).
+ */
 export interface AlertDeliveries {
-  readonly alertId: number;
+  readonly transition: NotificationTransition;
+  readonly id: number;
   readonly deliveries: readonly DeliveryResult[];
 }
 
@@ -182,3 +253,15 @@ export interface Acknowledgement {
   readonly comment: string | null;
   readonly at: number;
 }
+
+/** The rule a transition is about. */
+export const ruleOfTransition = (transition: AlertTransition): number => {
+  switch (transition.kind) {
+    case 'fired':
+      return transition.alert.ruleId;
+    case 'resolved':
+      return transition.resolution.ruleId;
+    case 'digest':
+      return transition.digest.ruleId;
+  }
+};

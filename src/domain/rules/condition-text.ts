@@ -2,6 +2,7 @@
  * @module A rule's condition as one readable line (`errorRate > 5 [5 min] AND NOT (...)`), stored
  * on each alert so the alert still says what fired after the rule changes or is deleted.
  */
+import { isSilenceMetric } from '../metrics/windows/metric-names.ts';
 import {
   OPERATORS,
   isConditionNode,
@@ -12,7 +13,11 @@ import {
 
 function text(condition: Condition): string {
   if (!isConditionNode(condition)) {
-    return `${condition.metric} ${OPERATORS[condition.operator]} ${condition.threshold} [${condition.windowMinutes} min]`;
+    const compared = `${condition.metric} ${OPERATORS[condition.operator]} ${condition.threshold}`;
+    // A producer-silent metric has no window: its windowMinutes has no effect.
+    return isSilenceMetric(condition.metric)
+      ? compared
+      : `${compared} [${condition.windowMinutes} min]`;
   }
   const parts = condition.conditions.map((c) => (isConditionNode(c) ? `(${text(c)})` : text(c)));
   return condition.logicalOperator === 'NOT'

@@ -95,6 +95,7 @@ function prepareLeaf(
   leaf: ConditionLeaf,
   leaves: PreparedLeaf[],
   reads: WindowReads,
+  activeSince: number,
 ): PreparedLeaf {
   const ref = parseMetricName(leaf.metric);
   if (ref === null) throw new Error(`Unvalidated ruleConfig: unknown metric '${leaf.metric}'`);
@@ -102,12 +103,12 @@ function prepareLeaf(
     kind: 'leaf',
     metric: leaf.metric,
     ref,
-    key: ref.kind === 'indexed' ? ref.key : null,
+    key: ref.kind === 'scalar' || ref.key === '' ? null : ref.key,
     operator: leaf.operator,
     threshold: leaf.threshold,
     recoveryThreshold: leaf.recoveryThreshold,
     windowMinutes: leaf.windowMinutes,
-    slot: reads.slot(ref, leaf.windowMinutes, false),
+    slot: reads.slot(ref, leaf.windowMinutes, false, activeSince),
     index: leaves.length,
   };
   leaves.push(prepared);
@@ -118,14 +119,15 @@ function prepareCondition(
   condition: Condition,
   leaves: PreparedLeaf[],
   set: PreparedSet,
+  activeSince: number,
 ): PreparedCondition {
   if (!isConditionNode(condition)) {
-    const leaf = prepareLeaf(condition, leaves, set.reads);
+    const leaf = prepareLeaf(condition, leaves, set.reads, activeSince);
     set.program.leaf(leaf.operator, leaf.slot, leaf.threshold);
     return leaf;
   }
   const at = set.program.open(condition.logicalOperator);
-  const children = condition.conditions.map((c) => prepareCondition(c, leaves, set));
+  const children = condition.conditions.map((c) => prepareCondition(c, leaves, set, activeSince));
   set.program.close(at);
   return { kind: condition.logicalOperator, children };
 }
@@ -143,19 +145,22 @@ function emitRecovery(node: PreparedCondition, program: ConditionProgram): void 
 
 /**
  * Prepares a validated config (the output of validateRuleConfig for `ruleType`) into `set`; throws
- * on an unknown metric, which only an unvalidated config can hold.
+ * on an unknown metric, which only an unvalidated config can hold. `activeSince`: epoch ms at which
+ * the rule became ACTIVE (-Infinity: unknown); a producer-silent metric of a key with no event yet
+ * counts from the later of it and the metrics' start.
  */
 export function prepareRule(
   ruleType: RuleType,
   config: RuleConfig,
   set: PreparedSet,
+  activeSince = Number.NEGATIVE_INFINITY,
 ): PreparedRule {
   const { program } = set;
   const start = program.size;
   switch (ruleType) {
     case 'THRESHOLD': {
       const leaves: PreparedLeaf[] = [];
-      const root = prepareCondition(config as Condition, leaves, set);
+      const root = prepareCondition(config as Condition, leaves, set, activeSince);
       let recoveryStart = start;
       if (leaves.some((l) => l.recoveryThreshold !== undefined)) {
         recoveryStart = program.size;
@@ -164,7 +169,7 @@ export function prepareRule(
       return { kind: 'threshold', root, leaves, program, start, recoveryStart };
     }
     case 'RATE_CHANGE': {
-      const leaf = prepareLeaf(config as ConditionLeaf, [], set.reads);
+      const leaf = prepareLeaf(config as ConditionLeaf, [], set.reads, activeSince);
       const previousSlot = set.reads.slot(leaf.ref, leaf.windowMinutes, true);
       const baselineSlot = set.reads.slot(TOTAL_EVENTS, leaf.windowMinutes, true);
       const slots = {
@@ -377,6 +382,7 @@ export function explainRule(
 
 interface Alone {
   readonly ruleType: RuleType;
+  readonly activeSince: number;
   readonly rule: PreparedRule;
   readonly reads: WindowReads;
 }
@@ -384,22 +390,27 @@ interface Alone {
 /** Rules prepared alone (a set of one), by config object: a caller that keeps configs parses once. */
 const prepared = new WeakMap<object, Alone>();
 
-function cachedPrepare(ruleType: RuleType, config: RuleConfig): Alone {
+function cachedPrepare(ruleType: RuleType, config: RuleConfig, activeSince: number): Alone {
   const hit = prepared.get(config);
-  if (hit !== undefined && hit.ruleType === ruleType) return hit;
+  if (hit !== undefined && hit.ruleType === ruleType && hit.activeSince === activeSince) return hit;
   const set = new PreparedSet();
-  const alone = { ruleType, rule: prepareRule(ruleType, config, set), reads: set.reads };
+  const rule = prepareRule(ruleType, config, set, activeSince);
+  const alone = { ruleType, activeSince, rule, reads: set.reads };
   prepared.set(config, alone);
   return alone;
 }
 
-/** Would the rule trigger now? Detailed result for tests and alerts. */
+/**
+ * Would the rule trigger now? Detailed result for tests and alerts. `activeSince` as in
+ * prepareRule.
+ */
 export function evaluateRule(
   ruleType: RuleType,
   config: RuleConfig,
   metrics: WindowedMetrics,
+  activeSince = Number.NEGATIVE_INFINITY,
 ): EvaluationResult {
-  const { rule, reads } = cachedPrepare(ruleType, config);
+  const { rule, reads } = cachedPrepare(ruleType, config, activeSince);
   return explainRule(rule, metrics.valuesOf(reads));
 }
 
@@ -409,6 +420,6 @@ export function ruleHolds(
   config: RuleConfig,
   metrics: WindowedMetrics,
 ): boolean {
-  const { rule, reads } = cachedPrepare(ruleType, config);
+  const { rule, reads } = cachedPrepare(ruleType, config, Number.NEGATIVE_INFINITY);
   return holds(rule, metrics.valuesOf(reads));
 }

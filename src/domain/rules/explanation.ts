@@ -4,6 +4,7 @@
  * its result; and the leaves that made it true, in words, for notifications. Runs on the metrics
  * actor's detailed path only (a transition or a rule test), never on the per-tick boolean path.
  */
+import { isSilenceMetric } from '../metrics/windows/metric-names.ts';
 import type { ExplainedCondition, Explanation } from './alert.ts';
 import { OPERATORS, type LogicalOperator, type OperatorName } from './rule-types.ts';
 
@@ -81,7 +82,9 @@ function leafWords(leaf: ExplainedCondition): string {
   const subject =
     leaf.measure === 'percentChange'
       ? `percent change of ${leaf.metric} over ${w} min vs the ${w} before`
-      : `${leaf.metric} over ${w} min`;
+      : isSilenceMetric(leaf.metric)
+        ? leaf.metric // a time since the last event: no window
+        : `${leaf.metric} over ${w} min`;
   return `${subject} = ${shown(leaf.value)} ${OPERATORS[leaf.operator]} ${leaf.comparedWith}`;
 }
 

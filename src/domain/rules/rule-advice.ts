@@ -2,7 +2,13 @@
  * @module What a rule test says about a valid rule: the WARNING cases of DESIGN 6 (valid, but look
  * again) and best-practice recommendations. Pure: metrics are read through WindowedMetrics only.
  */
-import { COUNT_METRICS, parseMetricName } from '../metrics/windows/metric-names.ts';
+import {
+  COUNT_METRICS,
+  SILENCE_KEY_MAP,
+  parseMetricName,
+  type IndexedMetric,
+  type MetricRef,
+} from '../metrics/windows/metric-names.ts';
 import type { WindowedMetrics } from '../metrics/windows/window-reads.ts';
 import {
   EVALUATED_RULE_TYPES,
@@ -23,8 +29,18 @@ function configLeaves(ruleType: RuleType, config: RuleConfig): ConditionLeaf[] {
 
 const baseName = (metric: string): string => {
   const ref = parseMetricName(metric);
-  return ref === null ? metric : ref.kind === 'scalar' ? ref.name : ref.map;
+  if (ref === null) return metric;
+  return ref.kind === 'indexed' ? ref.map : ref.name;
 };
+
+/** The indexed map and key a metric names (eventsByType[x], secondsSinceLastEventByType[x]). */
+function keyOf(ref: MetricRef): { map: IndexedMetric; key: string } | null {
+  if (ref.kind === 'indexed') return ref;
+  if (ref.kind === 'silence' && ref.name !== 'secondsSinceLastEvent') {
+    return { map: SILENCE_KEY_MAP[ref.name], key: ref.key };
+  }
+  return null;
+}
 
 /**
  * The WARNING cases, exactly: a count metric against a non-integer, `errorRate` against a value
@@ -62,9 +78,10 @@ export function ruleWarnings(
         );
       }
     }
-    if (ref.kind === 'indexed' && !metrics.hasKey(ref.map, ref.key)) {
+    const keyed = keyOf(ref);
+    if (keyed !== null && !metrics.hasKey(keyed.map, keyed.key)) {
       warnings.add(
-        `No event has used the key '${ref.key}' of ${ref.map} since start or the last reset: check the spelling of '${leaf.metric}'`,
+        `No event has used the key '${keyed.key}' of ${keyed.map} since start or the last reset: check the spelling of '${leaf.metric}'`,
       );
     }
   }
@@ -98,6 +115,8 @@ export function recommendations(rule: RuleAdviceInput): string[] {
     seen.add(text);
   };
   for (const leaf of configLeaves(rule.ruleType, rule.config)) {
+    // A silence metric has no window: its windowMinutes is accepted and has no effect.
+    if (parseMetricName(leaf.metric)?.kind === 'silence') continue;
     if (leaf.windowMinutes === 1) {
       once(
         `'${leaf.metric}' uses a 1-minute window, which holds only the current, partial minute and restarts every minute: use at least 5 minutes for a steady signal`,

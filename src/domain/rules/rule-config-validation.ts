@@ -5,7 +5,9 @@
 import { SEVERITIES } from '../event.ts';
 import {
   INDEXED_METRICS,
+  KEYED_SILENCE_METRICS,
   SCALAR_METRICS,
+  SILENCE_METRICS,
   parseMetricName,
 } from '../metrics/windows/metric-names.ts';
 import {
@@ -83,7 +85,18 @@ const METRIC_LIST = [
   'eventsByType[<eventType>]',
   'eventsBySource[<source>]',
   'eventsBySeverity[<SEVERITY>]',
+  'secondsSinceLastEvent',
+  'secondsSinceLastEventByType[<eventType>]',
+  'secondsSinceLastEventBySource[<source>]',
 ].join(', ');
+
+/** Metrics written with a key (`eventsByType[<key>]`, `secondsSinceLastEventBySource[<key>]`). */
+const KEYED_METRICS: readonly string[] = [...INDEXED_METRICS, ...KEYED_SILENCE_METRICS];
+const ALL_METRIC_NAMES: readonly string[] = [
+  ...SCALAR_METRICS,
+  ...INDEXED_METRICS,
+  ...SILENCE_METRICS,
+];
 
 /** A value as it appears in a message: JSON, cut short; objects and arrays by their kind only. */
 function show(value: unknown): string {
@@ -130,9 +143,7 @@ export function metricProblem(metric: string): string | null {
   if (indexed !== null) {
     const map = indexed[1] ?? '';
     const key = indexed[2] ?? '';
-    const close = (INDEXED_METRICS as readonly string[]).includes(map)
-      ? map
-      : suggest(map, INDEXED_METRICS);
+    const close = KEYED_METRICS.includes(map) ? map : suggest(map, KEYED_METRICS);
     if (close !== null && key === '') {
       return `Metric '${metric}' needs a key, as in ${close}[<key>]`;
     }
@@ -143,12 +154,12 @@ export function metricProblem(metric: string): string | null {
     }
     return `Metric '${metric}' not found. Available metrics: ${METRIC_LIST}`;
   }
-  if ((INDEXED_METRICS as readonly string[]).includes(metric)) {
+  if (KEYED_METRICS.includes(metric)) {
     return `Metric '${metric}' needs a key, as in ${metric}[<key>]`;
   }
-  const close = suggest(metric, [...SCALAR_METRICS, ...INDEXED_METRICS]);
+  const close = suggest(metric, ALL_METRIC_NAMES);
   if (close === null) return `Metric '${metric}' not found. Available metrics: ${METRIC_LIST}`;
-  const shown = (INDEXED_METRICS as readonly string[]).includes(close) ? `${close}[<key>]` : close;
+  const shown = KEYED_METRICS.includes(close) ? `${close}[<key>]` : close;
   return `Metric '${metric}' not found. Did you mean '${shown}'?`;
 }
 
@@ -431,7 +442,16 @@ export function validateRuleConfig(ruleType: RuleType, ruleConfig: unknown): Rul
     }
     const walker = new ConfigWalker(MAX_RATE_CHANGE_WINDOW_MINUTES);
     const leaf = walker.leaf(ruleConfig, '', DEFAULT_WINDOW_MINUTES, true);
-    return leaf === null ? { ok: false, errors: walker.errors } : { ok: true, config: leaf };
+    if (leaf === null) return { ok: false, errors: walker.errors };
+    if (parseMetricName(leaf.metric)?.kind === 'silence') {
+      return {
+        ok: false,
+        errors: [
+          `Metric '${leaf.metric}' cannot be used in a RATE_CHANGE rule: it is the time since the last event, not a value over a window to compare with the window before; use a THRESHOLD rule, e.g. ${leaf.metric} > 120`,
+        ],
+      };
+    }
+    return { ok: true, config: leaf };
   }
 
   const walker = new ConfigWalker(MAX_WINDOW_MINUTES);

@@ -6,7 +6,8 @@
  * one whose condition (with recovery thresholds) was false for keepFiringSeconds. Pure: time comes
  * in as an argument.
  */
-import type { WindowedMetrics } from '../metrics/windows/window-reads.ts';
+import { isSilenceMetric } from '../metrics/windows/metric-names.ts';
+import type { WindowReads, WindowedMetrics } from '../metrics/windows/window-reads.ts';
 import {
   PreparedSet,
   explainRule,
@@ -16,15 +17,17 @@ import {
   type PreparedRule,
 } from './evaluator.ts';
 import { conditionText } from './condition-text.ts';
-import type { AlertResolution, FiredAlert } from './alert.ts';
+import type { AlertResolution, DigestDue, FiredAlert } from './alert.ts';
 import { explanationText } from './explanation.ts';
 import { RuleLifecycle, type LifecycleState, type LifecycleTimes } from './lifecycle.ts';
 import type { ActiveRule } from './rule.ts';
 import {
   EVALUATED_RULE_TYPES,
+  MAX_WINDOW_MINUTES,
   leaves,
   lifecycleOf,
   type Condition,
+  type ConditionLeaf,
   type RuleConfig,
   type RuleType,
 } from './rule-types.ts';
@@ -39,11 +42,21 @@ interface Entry {
   readonly condition: string;
 }
 
-/** The span of metrics a rule reads, in ms: its longest window (RATE_CHANGE reads two). */
+/**
+ * How long a leaf must be observed after a restart before its falseness means recovery: its
+ * window; for a producer-silent leaf, its threshold (a key with no stored event counts again from
+ * the restart, and takes that long to read as silent again), at most a day.
+ */
+function leafSpanMs(leaf: ConditionLeaf): number {
+  if (!isSilenceMetric(leaf.metric)) return leaf.windowMinutes * 60_000;
+  return Math.min(MAX_WINDOW_MINUTES * 60, Math.max(0, leaf.threshold)) * 1000 + 1000;
+}
+
+/** The span of metrics a rule reads, in ms: its longest (RATE_CHANGE reads two windows). */
 function readSpanMs(ruleType: RuleType, config: RuleConfig): number {
   if (!EVALUATED_RULE_TYPES.has(ruleType)) return 0;
-  const longest = Math.max(...leaves(config as Condition).map((leaf) => leaf.windowMinutes));
-  return (ruleType === 'RATE_CHANGE' ? 2 : 1) * longest * 60_000;
+  const longest = Math.max(...leaves(config as Condition).map(leafSpanMs));
+  return (ruleType === 'RATE_CHANGE' ? 2 : 1) * longest;
 }
 
 const byPriority = (a: ActiveRule, b: ActiveRule): number => b.priority - a.priority || a.id - b.id;
@@ -58,26 +71,33 @@ export class RuleEngine {
   private garbage = 0;
   private readonly throttles = new Map<number, Throttle>();
   private readonly lifecycles = new Map<number, RuleLifecycle>();
+  /**
+   * When each rule entered the set (became ACTIVE, or the set was first loaded): a
+   * producer-silent metric of a key with no event yet counts from it. Edits keep it.
+   */
+  private readonly activeSince = new Map<number, number>();
 
   /**
    * Replaces the set of ACTIVE rules. A rule already known keeps its throttling and lifecycle
    * state (it may hold alerts not yet stored); a new one starts from its stored alert history and
    * open incident. Answers the ids of the rules that left the set while FIRING: their incidents
-   * are to be resolved (the rule was paused, archived or deleted).
+   * are to be resolved (the rule was paused, archived or deleted). `now`: the time of the change
+   * (a new rule's activation; -Infinity: unknown, silence then counts from the metrics' start).
    */
-  setRules(rules: readonly ActiveRule[]): number[] {
+  setRules(rules: readonly ActiveRule[], now = Number.NEGATIVE_INFINITY): number[] {
     const entries: Entry[] = [];
     const set = new PreparedSet();
     const keep = new Map<number, Entry>();
     // Prepared in evaluation order: a tick walks the compiled program from start to end.
     for (const rule of [...rules].sort(byPriority)) {
-      const entry = this.entryOf(rule, set);
+      const entry = this.entryOf(rule, set, now);
       keep.set(rule.id, entry);
       entries.push(entry);
     }
     const left = this.leaving((id) => !keep.has(id));
     this.throttles.clear();
     this.lifecycles.clear();
+    for (const id of this.activeSince.keys()) if (!keep.has(id)) this.activeSince.delete(id);
     for (const [id, entry] of keep) {
       this.throttles.set(id, entry.throttle);
       this.lifecycles.set(id, entry.lifecycle);
@@ -106,18 +126,26 @@ export class RuleEngine {
    * the prepared set; once the dead parts outgrow the live ones, the set is rebuilt (amortised O(1)
    * per change). Answers the ids of the rules that left the set while FIRING, as setRules does.
    */
-  putRules(ids: readonly number[], rules: readonly ActiveRule[]): number[] {
+  putRules(
+    ids: readonly number[],
+    rules: readonly ActiveRule[],
+    now = Number.NEGATIVE_INFINITY,
+  ): number[] {
     const changed = new Set(ids);
     const active = new Set(rules.map((rule) => rule.id));
     const kept = this.entries.filter((entry) => !changed.has(entry.rule.id));
-    for (const id of ids) if (!active.has(id)) this.throttles.delete(id);
+    for (const id of ids) {
+      if (active.has(id)) continue;
+      this.throttles.delete(id);
+      this.activeSince.delete(id);
+    }
     const left = this.leaving((id) => changed.has(id) && !active.has(id));
     this.garbage += this.entries.length - kept.length;
     if (this.garbage > Math.max(MIN_GARBAGE, kept.length + rules.length)) {
-      this.setRules([...kept.map((entry) => entry.rule), ...rules]);
+      this.setRules([...kept.map((entry) => entry.rule), ...rules], now);
       return left;
     }
-    const added = rules.map((rule) => this.entryOf(rule, this.set));
+    const added = rules.map((rule) => this.entryOf(rule, this.set, now));
     this.entries = [...kept, ...added].sort((a, b) => byPriority(a.rule, b.rule));
     this.set.reads.groups();
     return left;
@@ -127,10 +155,10 @@ export class RuleEngine {
    * A rule already known keeps its throttling and lifecycle state; a new one starts from its
    * stored alerts, FIRING when it has an open incident.
    */
-  private entryOf(rule: ActiveRule, set: PreparedSet): Entry {
+  private entryOf(rule: ActiveRule, set: PreparedSet, now: number): Entry {
     let throttle = this.throttles.get(rule.id);
     if (throttle === undefined) {
-      throttle = new Throttle(rule.recentAlerts);
+      throttle = new Throttle(rule);
       this.throttles.set(rule.id, throttle);
     }
     let lifecycle = this.lifecycles.get(rule.id);
@@ -141,10 +169,15 @@ export class RuleEngine {
           : RuleLifecycle.firingSince(rule.firingSince);
       this.lifecycles.set(rule.id, lifecycle);
     }
+    let activeSince = this.activeSince.get(rule.id);
+    if (activeSince === undefined) {
+      activeSince = now;
+      this.activeSince.set(rule.id, now);
+    }
     const { pendingSeconds, keepFiringSeconds } = lifecycleOf(rule.ruleConfig);
     return {
       rule,
-      prepared: prepareRule(rule.ruleType, rule.ruleConfig, set),
+      prepared: prepareRule(rule.ruleType, rule.ruleConfig, set, activeSince),
       throttle,
       lifecycle,
       times: {
@@ -160,26 +193,46 @@ export class RuleEngine {
     return this.entries.length;
   }
 
+  /** The reads of the current set (the metrics keep the producers they watch past the caps). */
+  reads(): WindowReads {
+    return this.set.reads;
+  }
+
+  /** When an ACTIVE rule entered the set (for the rule test), or undefined. */
+  activeSinceOf(ruleId: number): number | undefined {
+    return this.activeSince.get(ruleId);
+  }
+
   /** The lifecycle state of an ACTIVE rule, or undefined (for the rule test's message). */
   stateOf(ruleId: number): LifecycleState | undefined {
     return this.lifecycles.get(ruleId)?.state;
   }
 
-  /** Why a stored rule is held back right now, or undefined (for the rule test's message). */
+  /**
+   * Why a stored rule's next incident would be held back or not notified right now, or undefined
+   * (for the rule test's message).
+   */
   throttleNote(ruleId: number, now: number): string | undefined {
     const entry = this.entries.find((e) => e.rule.id === ruleId);
-    return entry?.throttle.heldBack(entry.rule, now) ?? undefined;
+    return entry?.throttle.note(entry.rule, now) ?? undefined;
   }
 
   /**
    * Evaluates every rule, highest priority first; returns the alerts to fire, in that order, and
-   * appends the incidents that resolved to `resolved`.
+   * appends the incidents that resolved to `resolved` and the digests due to `digests`.
    */
-  tick(live: WindowedMetrics, now: number, resolved: AlertResolution[] = []): FiredAlert[] {
+  tick(
+    live: WindowedMetrics,
+    now: number,
+    resolved: AlertResolution[] = [],
+    digests: DigestDue[] = [],
+  ): FiredAlert[] {
     const values = live.valuesOf(this.set.reads);
     const fired: FiredAlert[] = [];
     for (const entry of this.entries) {
       const { lifecycle, prepared } = entry;
+      const since = entry.throttle.digestDue(entry.rule, now);
+      if (since !== null) digests.push(digestDue(entry.rule, since, now));
       const firing = lifecycle.state === 'FIRING';
       const holding = firing ? holdsWhileFiring(prepared, values) : holds(prepared, values);
       const step = lifecycle.observe(holding, now, entry.times);
@@ -195,13 +248,13 @@ export class RuleEngine {
         });
         continue;
       }
-      // Held back by throttling: it stays PENDING and fires once throttling allows.
-      if (entry.throttle.heldBack(entry.rule, now) !== null) continue;
+      // Held back by suppression: it stays PENDING and fires once the window has passed.
+      if (entry.throttle.suppressed(entry.rule, now) !== null) continue;
       const result = explainRule(prepared, values);
       if (!result.wouldTrigger) continue;
       lifecycle.fired(now);
-      entry.throttle.fired(now);
       const { rule } = entry;
+      const heldByBudget = entry.throttle.fired(rule, now) === 'hold';
       fired.push({
         ruleId: rule.id,
         ruleName: rule.name,
@@ -216,8 +269,21 @@ export class RuleEngine {
         explanationText: explanationText(result.explanation),
         notificationChannels: rule.notificationChannels,
         notificationConfig: rule.notificationConfig,
+        heldByBudget,
       });
     }
     return fired;
   }
 }
+
+const digestDue = (rule: ActiveRule, since: number, until: number): DigestDue => ({
+  ruleId: rule.id,
+  ruleName: rule.name,
+  ruleVersion: rule.version,
+  severity: rule.severity,
+  notificationChannels: rule.notificationChannels,
+  notificationConfig: rule.notificationConfig,
+  maxAlertsPerHour: rule.maxAlertsPerHour,
+  since,
+  until,
+});

@@ -60,11 +60,14 @@ const sentence = (text: string): string => (/[.!?]$/.test(text) ? text : `${text
 /**
  * Tests a rule against `metrics`. `throttleNote` (stored rules only) says that suppression or
  * maxAlertsPerHour currently hold the rule back; the simulation itself ignores throttling.
+ * `activeSince`: when the rule became ACTIVE (now for one that is not), for producer-silent
+ * metrics of keys with no event yet (evaluator.ts prepareRule).
  */
 export function testRule(
   input: RuleTestInput,
   metrics: WindowedMetrics,
   throttleNote?: string,
+  activeSince = Number.NEGATIVE_INFINITY,
 ): RuleTestResult {
   const validation = validateRuleConfig(input.ruleType, input.ruleConfig);
   if (!validation.ok) {
@@ -92,7 +95,7 @@ export function testRule(
   ];
   let simulationResult: SimulationResult | null = null;
   if (EVALUATED_RULE_TYPES.has(input.ruleType)) {
-    const evaluation = evaluateRule(input.ruleType, config, metrics);
+    const evaluation = evaluateRule(input.ruleType, config, metrics, activeSince);
     simulationResult = {
       wouldTrigger: evaluation.wouldTrigger,
       matchedConditions: evaluation.matchedConditions,

@@ -61,10 +61,14 @@ export interface ActiveRule
     >,
     RuleNotification {
   /**
-   * Epoch ms of the rule's stored alerts in the last hour, plus its latest alert whatever its age
-   * (a suppression window may be longer than the hour): rebuilds throttling after a restart.
+   * Epoch ms of the rule's stored incidents of the last hour that were not held back by the budget
+   * (throttle.ts): rebuilds the budget after a restart.
    */
   readonly recentAlerts: readonly number[];
+  /** Epoch ms of its latest incident, however old (a suppression window may exceed the hour). */
+  readonly lastAlertAt: number | null;
+  /** Epoch ms of its oldest incident held back by the budget and not yet in a digest. */
+  readonly heldSince: number | null;
   /** Epoch ms at which its open incident fired, null when it has none: FIRING after a restart. */
   readonly firingSince: number | null;
 }

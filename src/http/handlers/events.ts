@@ -8,6 +8,7 @@ import type { StoragePool } from '../../actors/storage-pool.ts';
 import { idOfEventId, eventIdOf } from '../../domain/event-id.ts';
 import { AppError, notFound, validationError } from '../../errors.ts';
 import type { NewEvent } from '../../domain/event.ts';
+import { OPERATOR_PRODUCER, type InsertOutcome, type ReusedKey } from '../../domain/idempotency.ts';
 import { checkEventRequest, EventRequestSchema, type EventCheck } from '../../schemas/event.ts';
 import type { Principal } from '../../auth/principal.ts';
 import { charge } from '../authorize.ts';
@@ -31,13 +32,39 @@ export interface EventDeps {
 
 const ACCEPTED = 'Event accepted for processing';
 
-const ack = (event: NewEvent, id: number) => ({
+/** The single POST's header for the key (IETF draft "The Idempotency-Key HTTP Header Field"). */
+const IDEMPOTENCY_HEADER = 'idempotency-key';
+
+/** A stored event's acknowledgement; a repeat of a key gets the first event's, word for word. */
+const ack = (event: NewEvent, outcome: Exclude<InsertOutcome, ReusedKey>) => ({
   status: 'accepted' as const,
-  eventId: eventIdOf(id),
+  eventId: eventIdOf(typeof outcome === 'number' ? outcome : outcome.id),
   eventType: event.eventType,
-  timestamp: new Date(event.timestamp).toISOString(),
+  timestamp: new Date(
+    typeof outcome === 'number' ? event.timestamp : outcome.timestamp,
+  ).toISOString(),
   message: ACCEPTED,
 });
+
+const reusedMessage = (event: NewEvent, reused: ReusedKey): string =>
+  `idempotencyKey '${event.idempotency?.key ?? ''}' was already used for ${eventIdOf(reused.id)} ` +
+  'with a different body; a different event needs a key of its own';
+
+/** Whose keys the request's keys are: its API key's, or the operator's (bootstrap key, auth off). */
+const producerOf = (principal: Principal | null): number => principal?.keyId ?? OPERATOR_PRODUCER;
+
+/** The body with the Idempotency-Key header's key as its idempotencyKey (400 if both differ). */
+function withHeaderKey(body: unknown, header: string): unknown {
+  if (header === '' || body === null || typeof body !== 'object' || Array.isArray(body)) {
+    return body;
+  }
+  const given = (body as { idempotencyKey?: unknown }).idempotencyKey;
+  if (given === undefined) return { ...body, idempotencyKey: header };
+  if (given === header) return body;
+  throw validationError({
+    idempotencyKey: 'the Idempotency-Key header and the idempotencyKey field differ',
+  });
+}
 
 const failed = (message: string): AppError =>
   new AppError('INTERNAL', `Failed to process event: ${message}`);
@@ -46,7 +73,7 @@ async function store(
   batcher: IngestBatcher,
   events: readonly NewEvent[],
   bytes: number,
-): Promise<readonly number[]> {
+): Promise<readonly InsertOutcome[]> {
   const result = await batcher.submit(events, bytes);
   if (!result.ok) throw failed(result.message);
   return result.value;
@@ -61,12 +88,23 @@ function sourceRefusal(principal: Principal | null, source: string): string | nu
 
 async function ingestOne(deps: EventDeps, req: Request): Promise<Reply> {
   charge(req.principal, 1, req.receivedAt, 'events');
-  const checked = checkEventRequest(req.body, req.receivedAt, mayHoldUnstorable(req.rawBody));
+  const checked = checkEventRequest(
+    withHeaderKey(req.body, req.headers[IDEMPOTENCY_HEADER] ?? ''),
+    req.receivedAt,
+    mayHoldUnstorable(req.rawBody),
+    producerOf(req.principal),
+  );
   if (!checked.ok) throw validationError(checked.errors);
   const refused = sourceRefusal(req.principal, checked.event.source);
   if (refused !== null) throw new AppError('SOURCE_NOT_ALLOWED', refused, { source: refused });
-  const [id] = await store(deps.batcher, [checked.event], req.rawBody.length);
-  return { status: 202, body: ack(checked.event, id as number) };
+  const [outcome] = (await store(deps.batcher, [checked.event], req.rawBody.length)) as [
+    InsertOutcome,
+  ];
+  if (typeof outcome === 'object' && outcome.kind === 'key-reused') {
+    const message = reusedMessage(checked.event, outcome);
+    throw new AppError('IDEMPOTENCY_KEY_REUSED', message, { idempotencyKey: message });
+  }
+  return { status: 202, body: ack(checked.event, outcome) };
 }
 
 function batchItems(body: unknown, max: number): readonly unknown[] {
@@ -84,31 +122,45 @@ function batchItems(body: unknown, max: number): readonly unknown[] {
 }
 
 async function ingestBatch(deps: EventDeps, req: Request): Promise<Reply> {
+  // One key cannot stand for many events: refused rather than ignored, so that a producer does
+  // not believe a batch protected that is not.
+  if ((req.headers[IDEMPOTENCY_HEADER] ?? '') !== '') {
+    throw validationError({
+      idempotencyKey:
+        'the Idempotency-Key header is for a single event; give each batch item its idempotencyKey',
+    });
+  }
   const items = batchItems(req.body, deps.batchMaxEvents);
   charge(req.principal, items.length, req.receivedAt, 'events');
   const unstorable = mayHoldUnstorable(req.rawBody);
+  const producer = producerOf(req.principal);
   const valid: NewEvent[] = [];
   const checks = items.map((item): EventCheck => {
-    const checked = checkEventRequest(item, req.receivedAt, unstorable);
+    const checked = checkEventRequest(item, req.receivedAt, unstorable, producer);
     if (!checked.ok) return checked;
     const refused = sourceRefusal(req.principal, checked.event.source);
     if (refused !== null) return { ok: false, errors: { source: refused } };
     valid.push(checked.event);
     return checked;
   });
-  const ids = valid.length === 0 ? [] : await store(deps.batcher, valid, req.rawBody.length);
+  const outcomes = valid.length === 0 ? [] : await store(deps.batcher, valid, req.rawBody.length);
   let next = 0;
-  const results = checks.map((checked, index) =>
-    checked.ok
-      ? ack(checked.event, ids[next++] as number)
-      : { status: 'error' as const, index, errors: checked.errors },
-  );
+  let reused = 0;
+  const results = checks.map((checked, index) => {
+    if (!checked.ok) return { status: 'error' as const, index, errors: checked.errors };
+    const outcome = outcomes[next++] as InsertOutcome;
+    if (typeof outcome === 'number' || outcome.kind === 'repeat')
+      return ack(checked.event, outcome);
+    reused++;
+    const errors = { idempotencyKey: reusedMessage(checked.event, outcome) };
+    return { status: 'error' as const, index, errors };
+  });
   return {
     status: 202,
     body: {
       status: 'accepted',
-      accepted: valid.length,
-      rejected: items.length - valid.length,
+      accepted: valid.length - reused,
+      rejected: items.length - valid.length + reused,
       results,
     },
   };
@@ -140,10 +192,19 @@ export const eventRoutes = (deps: EventDeps): Route[] => [
     path: '/api/v1/events',
     scope: 'ingest',
     body: 'json',
+    headers: [IDEMPOTENCY_HEADER],
     doc: {
-      summary: 'Ingest one event; 202 once it is stored (group commit)',
+      summary:
+        'Ingest one event; 202 once it is stored (group commit). A repeated idempotency key ' +
+        '(field or Idempotency-Key header) answers the first acknowledgement; 422 if its body differs',
       body: EventRequestSchema,
-      responses: { 202: AckSchema, ...errors, 413: ErrorSchema, 415: ErrorSchema },
+      responses: {
+        202: AckSchema,
+        ...errors,
+        413: ErrorSchema,
+        415: ErrorSchema,
+        422: ErrorSchema,
+      },
     },
     handle: (req) => ingestOne(deps, req),
   },
@@ -152,6 +213,7 @@ export const eventRoutes = (deps: EventDeps): Route[] => [
     path: '/api/v1/events/batch',
     scope: 'ingest',
     body: 'json',
+    headers: [IDEMPOTENCY_HEADER],
     doc: {
       summary: `Ingest up to ${deps.batchMaxEvents} events in one transaction; one result per item`,
       body: Type.Union([

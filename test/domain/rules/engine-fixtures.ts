@@ -48,6 +48,9 @@ export function activeRule(
     notificationConfig: null,
     recentAlerts: [],
     ...extra,
+    // Suppression remembers the latest stored alert; the tests give the times in recentAlerts.
+    lastAlertAt: extra.lastAlertAt ?? extra.recentAlerts?.at(-1) ?? null,
+    heldSince: extra.heldSince ?? null,
     firingSince: extra.firingSince ?? null,
     ruleType,
     ruleConfig: checked.config,

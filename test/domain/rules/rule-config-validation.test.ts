@@ -156,7 +156,7 @@ void t.test('invalid configs give the exact messages of DESIGN 6', (t) => {
       name: 'metric with nothing close lists the metrics',
       input: leaf({ metric: 'cpu' }),
       errors: [
-        `Metric 'cpu' not found. Available metrics: totalEvents, eventsPerSecond, avgLatency, errorRate, uniqueUsers, uniqueSources, uniqueEventTypes, latencyP50, latencyP95, latencyP99, latencyMin, latencyMax, currentThroughput, peakThroughput, totalErrors, eventsByType[<eventType>], eventsBySource[<source>], eventsBySeverity[<SEVERITY>]`,
+        `Metric 'cpu' not found. Available metrics: totalEvents, eventsPerSecond, avgLatency, errorRate, uniqueUsers, uniqueSources, uniqueEventTypes, latencyP50, latencyP95, latencyP99, latencyMin, latencyMax, currentThroughput, peakThroughput, totalErrors, eventsByType[<eventType>], eventsBySource[<source>], eventsBySeverity[<SEVERITY>], secondsSinceLastEvent, secondsSinceLastEventByType[<eventType>], secondsSinceLastEventBySource[<source>]`,
       ],
     },
     {

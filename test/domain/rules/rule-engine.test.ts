@@ -51,6 +51,7 @@ void t.test('fires when the condition holds: what matched, the values, the chann
       // What delivery needs, from the rule as evaluated: nothing reads the rule again.
       notificationChannels: ['webhook:ops', 'slack'],
       notificationConfig: { slack: { channel: '#alerts' } },
+      heldByBudget: false,
     },
   ]);
   t.end();

@@ -36,6 +36,8 @@ export interface IngestLoadOptions {
   readonly requestsPerSecond?: number;
   /** Pause this long after an answer that is not 202 (a producer honouring Retry-After would). */
   readonly backoffMs?: number;
+  /** Each event carries the idempotencyKey `<tag>-<seq>` (issue 22): a resend is a retry. */
+  readonly idempotencyKeys?: boolean;
   /** Called for each settled request (once per event for batches). */
   readonly onOutcome?: (seq: number, outcome: Outcome, startedAt: number, ms: number) => void;
 }
@@ -93,7 +95,8 @@ const label = (outcome: Outcome): string => {
 };
 
 /** The event numbered `seq` of run `tag` (its sessionId `<tag>-<seq>` finds it in the table). */
-export const eventBody = (tag: string, seq: number): Record<string, unknown> => ({
+export const eventBody = (tag: string, seq: number, keyed = false): Record<string, unknown> => ({
+  ...(keyed ? { idempotencyKey: `${tag}-${seq}` } : {}),
   eventType: `reliability.${seq % 7}`,
   source: tag,
   sessionId: `${tag}-${seq}`,
@@ -261,7 +264,7 @@ export function startIngestLoad(options: IngestLoadOptions): IngestLoad {
     while (!stopped) {
       const seqs = takeSeqs();
       if (seqs.length === 0) return;
-      const events = seqs.map((seq) => eventBody(options.tag, seq));
+      const events = seqs.map((seq) => eventBody(options.tag, seq, options.idempotencyKeys));
       const body = JSON.stringify(batchSize === 1 ? events[0] : events);
       for (;;) {
         const startedAt = Date.now();

@@ -18,6 +18,12 @@ export interface WindowRead {
   readonly previous: boolean;
   readonly start: number;
   readonly end: number;
+  /**
+   * A silence metric's: epoch ms at which the rule reading it became ACTIVE (-Infinity: unknown,
+   * count from start); a key with no event yet counts from the later of it and start. Silence
+   * reads have no window: `start` and `end` are 0.
+   */
+  readonly activeSince: number;
 }
 
 /** A window of `windowMinutes` as evaluated: a whole number of minutes from 1 to 1440 (NaN: 1). */

@@ -4,6 +4,7 @@
  * value once (window-table.ts) and the evaluator reads it by number, without building keys; and
  * WindowedMetrics, what answers those values (the aggregator).
  */
+import type { WatchedKeys } from '../state/last-event-times.ts';
 import type { IndexedMetric, MetricRef } from './metric-names.ts';
 import { groupReads, type ReadGroups } from './read-groups.ts';
 import { clampWindow, type WindowRead } from './window-read.ts';
@@ -31,11 +32,23 @@ export class WindowReads {
   /** Slots by metric (scalar name, or map then key), then by window (2 N, + 1 for the one before). */
   private readonly scalars = new Map<string, Map<number, number>>();
   private readonly indexed = new Map<IndexedMetric, Map<string, Map<number, number>>>();
+  /** Silence reads: by `<scope> <key>`, then by activeSince (their window means nothing). */
+  private readonly silences = new Map<string, Map<number, number>>();
+  private readonly watched = { types: new Set<string>(), sources: new Set<string>() };
   private readonly reads: WindowRead[] = [];
   private grouped: ReadGroups | undefined;
 
-  /** The slot of `ref` over the last `windowMinutes` (or the ones before them), interned. */
-  slot(ref: MetricRef, windowMinutes: number, previous: boolean): number {
+  /**
+   * The slot of `ref` over the last `windowMinutes` (or the ones before them), interned. A silence
+   * metric has no window: its reads are interned by `activeSince` instead (see WindowRead).
+   */
+  slot(
+    ref: MetricRef,
+    windowMinutes: number,
+    previous: boolean,
+    activeSince = Number.NEGATIVE_INFINITY,
+  ): number {
+    if (ref.kind === 'silence') return this.silenceSlot(ref, activeSince);
     const minutes = clampWindow(windowMinutes);
     const windows = this.windowsOf(ref);
     const window = 2 * minutes + (previous ? 1 : 0);
@@ -43,13 +56,43 @@ export class WindowReads {
     if (slot === undefined) {
       slot = this.reads.length;
       const start = previous ? minutes : 0;
-      this.reads.push({ ref, minutes, previous, start, end: start + minutes });
+      this.reads.push({
+        ref,
+        minutes,
+        previous,
+        start,
+        end: start + minutes,
+        activeSince: Number.NEGATIVE_INFINITY,
+      });
       windows.set(window, slot);
     }
     return slot;
   }
 
-  private windowsOf(ref: MetricRef): Map<number, number> {
+  private silenceSlot(ref: Extract<MetricRef, { kind: 'silence' }>, activeSince: number): number {
+    const name = `${ref.scope} ${ref.key}`;
+    let bySince = this.silences.get(name);
+    if (bySince === undefined) {
+      bySince = new Map();
+      this.silences.set(name, bySince);
+    }
+    let slot = bySince.get(activeSince);
+    if (slot === undefined) {
+      slot = this.reads.length;
+      this.reads.push({ ref, minutes: 1, previous: false, start: 0, end: 0, activeSince });
+      bySince.set(activeSince, slot);
+      if (ref.scope === 'type') this.watched.types.add(ref.key);
+      if (ref.scope === 'source') this.watched.sources.add(ref.key);
+    }
+    return slot;
+  }
+
+  /** The types and sources whose silence these reads ask for. */
+  watchedKeys(): WatchedKeys {
+    return this.watched;
+  }
+
+  private windowsOf(ref: Exclude<MetricRef, { kind: 'silence' }>): Map<number, number> {
     let byName = this.scalars;
     let name: string;
     if (ref.kind === 'scalar') {

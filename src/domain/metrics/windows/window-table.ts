@@ -7,6 +7,7 @@
  */
 import { SEVERITIES, type Severity } from '../../event.ts';
 import type { MetricRef } from './metric-names.ts';
+import type { LastEventTimes } from '../state/last-event-times.ts';
 import type { MetricsState } from '../state/metrics-state.ts';
 import { KeyPresence, fillKeyReads, sourceCounts, typeCounts } from './key-windows.ts';
 import { MinuteColumns, sumOver } from './minute-columns.ts';
@@ -34,6 +35,7 @@ export class WindowTable implements SlotValues {
     private readonly state: MetricsState,
     private readonly now: number,
     private readonly reads: WindowReads,
+    private readonly lastEvents: LastEventTimes,
   ) {
     this.groups = reads.groups();
     this.values = new Float64Array(reads.size).fill(Number.NaN);
@@ -59,6 +61,9 @@ export class WindowTable implements SlotValues {
     const { ref } = read;
     const { columns } = this;
     if (ref.kind === 'indexed') return this.indexed(slot, ref, start, end);
+    if (ref.kind === 'silence') {
+      return this.lastEvents.secondsSince(ref.scope, ref.key, read.activeSince, this.now);
+    }
     const events = sumOver(columns.events, start, end);
     switch (ref.name) {
       case 'totalEvents':

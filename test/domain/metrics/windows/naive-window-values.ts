@@ -89,6 +89,7 @@ export function valueOver(
       ? sumPerMinute(state, range, (b) => b.byType[id] ?? 0)
       : sumPerMinute(state, range, (b) => b.bySource[id] ?? 0);
   }
+  if (ref.kind === 'silence') throw new Error('silence metrics have no window');
   return scalarOver(state, ref.name, range, now);
 }
 

@@ -9,6 +9,7 @@ import {
   type MetricRef,
   type ScalarMetric,
 } from '../../../../src/domain/metrics/windows/metric-names.ts';
+import { LastEventTimes } from '../../../../src/domain/metrics/state/last-event-times.ts';
 import { MetricsState } from '../../../../src/domain/metrics/state/metrics-state.ts';
 import { recordEvents } from '../../../../src/domain/metrics/state/record-events.ts';
 import { WindowReads } from '../../../../src/domain/metrics/windows/window-reads.ts';
@@ -72,7 +73,7 @@ const readsArb = fc.array(fc.record({ ref: refArb, window: windowArb, previous: 
 function check(state: MetricsState, now: number, wanted: readonly ReadInput[], seed: number): void {
   const reads = new WindowReads();
   const slots = wanted.map(({ ref, window, previous }) => reads.slot(ref, window, previous));
-  const table = new WindowTable(state, now, reads);
+  const table = new WindowTable(state, now, reads, new LastEventTimes(LIMITS, T0));
   // Any order: the first read of a group fills the others.
   const order = slots.map((slot, i) => ({ slot, i, key: (i * 7919 + seed) % slots.length }));
   order.sort((a, b) => a.key - b.key);
