@@ -130,4 +130,6 @@ export default tseslint.config(
   ),
   layer(['src/http/**', 'src/stomp/**'], ['**/db/*', 'piscina', 'postgres', 'node:worker_threads']),
   layer(['src/actors/**'], ['uWebSockets.js', '**/http/*', '**/stomp/*']),
+  // The dashboard page runs in the browser: what the pure domain may import, minus all of Node.
+  layer(['src/dashboard/web/**'], [...DOMAIN, 'node:*', '**/auth/*']),
 );

@@ -13,6 +13,8 @@ import type { Config } from './config.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres.ts';
 import { migrateUp } from './db/migrate.ts';
 import { createConnectionLimit } from './http/connection-limit.ts';
+import { loadDashboard } from './dashboard/assets.ts';
+import { serveDashboard } from './dashboard/serve.ts';
 import { buildApp, listen } from './http/server.ts';
 import { buildRoutes } from './http/routes.ts';
 import { createLogger, redactUrlPasswords, type Logger } from './log.ts';
@@ -197,6 +199,9 @@ async function startOn(
     keys: auth.store,
     origins,
   });
+  const dashboard = loadDashboard();
+  if (!dashboard.built) log.warn('the dashboard is not built (npm run build): / explains');
+  serveDashboard(app, dashboard, log);
   const stomp = attachStomp(app, {
     serverVersion: SERVICE_VERSION,
     connections,

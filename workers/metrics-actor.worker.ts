@@ -160,6 +160,11 @@ port.on('message', (command: MetricsCommand) => {
         post({ type: 'reply', requestId, result: { ok: true, value } });
         return;
       }
+      case 'history': {
+        const value = aggregator.history(command.minutes);
+        post({ type: 'reply', requestId, result: { ok: true, value } });
+        return;
+      }
       case 'stop':
         clearInterval(refresh);
         clearInterval(evaluation);

@@ -8,6 +8,7 @@ import { Worker } from 'node:worker_threads';
 import { gzipSync } from 'node:zlib';
 import type { KeyLookup, NewestEvents } from '../domain/metrics/state/last-event-times.ts';
 import type { AlertTransition } from '../domain/rules/alert.ts';
+import type { MetricsHistory } from '../domain/metrics/snapshot/snapshot.ts';
 import type { ActiveRule } from '../domain/rules/rule.ts';
 import type { RuleTestInput, RuleTestResult } from '../domain/rules/rule-test.ts';
 import { AppError } from '../errors.ts';
@@ -56,6 +57,8 @@ export interface MetricsActor {
   putRules(ids: readonly number[], rules: readonly ActiveRule[]): Promise<void>;
   /** The evaluator's time per tick over its last `last` ticks (1..600). */
   evaluationStats(last: number): Promise<EvaluationStats>;
+  /** The last `minutes` (1..1440) minute by minute, the current (partial) minute last. */
+  history(minutes: number): Promise<MetricsHistory>;
   /** Called with every transition the evaluator decides (a rule fired, an incident resolved). */
   onAlert(listener: (transition: AlertTransition) => void): void;
   /** Called when rules start watching producers: read their newest stored events for it. */
@@ -243,6 +246,7 @@ export async function startMetricsActor(
       await send('put-rules', { ids, rules });
     },
     evaluationStats: (last) => send('evaluation-stats', { last }),
+    history: (minutes) => send('history', { minutes }),
     onAlert: (listener) => alertListeners.push(listener),
     onRestart: (listener) => restartListeners.push(listener),
     onWatching: (listener) => watchingListeners.push(listener),

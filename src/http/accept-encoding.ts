@@ -1,7 +1,7 @@
 /**
- * @module Content negotiation for a gzip-encoded answer (RFC 9110 12.5.3): does an Accept-Encoding
- * header accept gzip? `gzip`, `x-gzip` or `*` with a q-value above 0 does, unless gzip itself is
- * listed with q=0.
+ * @module Content negotiation for an encoded answer (RFC 9110 12.5.3): does an Accept-Encoding
+ * header accept gzip (or br)? `gzip`, `x-gzip` or `*` with a q-value above 0 does, unless gzip
+ * itself is listed with q=0.
  */
 import { LRUCache } from 'lru-cache';
 
@@ -23,24 +23,32 @@ const qValue = (params: string[]): number => {
  */
 const answers = new LRUCache<string, boolean>({ max: 64 });
 
-export function acceptsGzip(header: string): boolean {
+export type Coding = 'gzip' | 'br';
+
+/** The names a coding goes by (x-gzip is gzip's old alias). */
+const NAMES: Readonly<Record<Coding, readonly string[]>> = { gzip: ['gzip', 'x-gzip'], br: ['br'] };
+
+export const acceptsGzip = (header: string): boolean => accepts(header, 'gzip');
+
+export function accepts(header: string, coding: Coding): boolean {
   if (header === '') return false;
-  let answer = answers.get(header);
+  const key = coding === 'gzip' ? header : `br\n${header}`;
+  let answer = answers.get(key);
   if (answer === undefined) {
-    answer = parse(header);
-    answers.set(header, answer);
+    answer = parse(header, NAMES[coding]);
+    answers.set(key, answer);
   }
   return answer;
 }
 
-function parse(header: string): boolean {
-  let gzip: number | undefined;
+function parse(header: string, names: readonly string[]): boolean {
+  let named: number | undefined;
   let any: number | undefined;
   for (const item of header.split(',')) {
     const [coding = '', ...params] = item.split(';');
     const name = coding.trim().toLowerCase();
-    if (name === 'gzip' || name === 'x-gzip') gzip = Math.max(gzip ?? 0, qValue(params));
+    if (names.includes(name)) named = Math.max(named ?? 0, qValue(params));
     else if (name === '*') any = qValue(params);
   }
-  return (gzip ?? any ?? 0) > 0;
+  return (named ?? any ?? 0) > 0;
 }

@@ -3,6 +3,7 @@
  * no class instances): everything here crosses a thread boundary by structured clone.
  */
 import type { MetricEvent } from '../domain/event.ts';
+import type { MetricsHistory } from '../domain/metrics/snapshot/snapshot.ts';
 import type { KeyLookup, NewestEvents } from '../domain/metrics/state/last-event-times.ts';
 import type { AlertTransition } from '../domain/rules/alert.ts';
 import type { ActiveRule } from '../domain/rules/rule.ts';
@@ -40,6 +41,8 @@ export type MetricsCommand =
   | { readonly type: 'seed-last-events'; readonly requestId: number; readonly newest: NewestEvents }
   /** Over the last `last` ticks (1..600). */
   | { readonly type: 'evaluation-stats'; readonly requestId: number; readonly last: number }
+  /** The last `minutes` (1..1440), minute by minute (the dashboard's charts after a reload). */
+  | { readonly type: 'history'; readonly requestId: number; readonly minutes: number }
   | { readonly type: 'stop'; readonly requestId: number };
 
 /** What each command answers with. */
@@ -51,6 +54,7 @@ export interface MetricsReplies {
   readonly 'set-rules': { readonly rules: number };
   readonly 'put-rules': { readonly rules: number };
   readonly 'evaluation-stats': EvaluationStats;
+  readonly history: MetricsHistory;
   readonly 'seed-last-events': null;
   readonly stop: null;
 }

@@ -1,6 +1,6 @@
 // Unit tests of the Accept-Encoding check that picks the gzip snapshot (RFC 9110 12.5.3).
 import t from 'tap';
-import { acceptsGzip } from '../../src/http/accept-encoding.ts';
+import { accepts, acceptsGzip } from '../../src/http/accept-encoding.ts';
 
 t.test('gzip is accepted when listed, by x-gzip or by *, with a q-value above 0', async (t) => {
   for (const header of [
@@ -29,4 +29,19 @@ t.test('gzip is refused when absent, refused by q=0, or the header is empty', as
     'gzip;q=nonsense',
   ])
     t.equal(acceptsGzip(header), false, JSON.stringify(header));
+});
+
+t.test('br, for the dashboard assets: listed, or *, with a q-value above 0', async (t) => {
+  for (const [header, expected] of [
+    ['gzip, deflate, br', true],
+    ['br;q=0.5', true],
+    ['*', true],
+    ['gzip', false],
+    ['br;q=0', false],
+    ['br;q=0, *', false],
+    ['', false],
+  ] as const)
+    t.equal(accepts(header, 'br'), expected, header);
+  t.equal(accepts('br', 'gzip'), false, 'the answers of one coding are not the other’s');
+  t.equal(acceptsGzip('br'), false);
 });

@@ -45,7 +45,7 @@ void t.test('wrong method on a known path: 405 with Allow', async (t) => {
 
 void t.test('unknown paths: 404 with a JSON body', async (t) => {
   const cases: readonly [string, string][] = [
-    ['GET', '/'],
+    ['GET', '/index.html'],
     ['GET', '/api'],
     ['GET', '/api/v1'],
     ['GET', '/api/v1/event'],

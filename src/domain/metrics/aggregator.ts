@@ -9,7 +9,8 @@ import { DEFAULT_METRICS_LIMITS, type MetricsLimits } from './metrics-limits.ts'
 import { LastEventTimes, type NewestEvents } from './state/last-event-times.ts';
 import { MetricsState } from './state/metrics-state.ts';
 import { recordEvents } from './state/record-events.ts';
-import type { MetricsSnapshot } from './snapshot/snapshot.ts';
+import type { MetricsHistory, MetricsSnapshot } from './snapshot/snapshot.ts';
+import { buildHistory } from './snapshot/history.ts';
 import { WindowReads, type SlotValues, type WindowedMetrics } from './windows/window-reads.ts';
 import { WindowTable } from './windows/window-table.ts';
 
@@ -72,6 +73,12 @@ export class Aggregator implements WindowedMetrics {
   snapshot(): MetricsSnapshot {
     const now = this.tick();
     return buildSnapshot(this.state, now);
+  }
+
+  /** The last `minutes` (1..1440) minute by minute, the current one last. */
+  history(minutes: number): MetricsHistory {
+    const now = this.tick();
+    return buildHistory(this.state, now, minutes);
   }
 
   /** Zeroes everything, peak included; the no-data peakTimestamp becomes this moment. */

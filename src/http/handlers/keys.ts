@@ -1,12 +1,13 @@
 /**
  * @module API key endpoints (admin): create (the key is in this answer only), list (never a key
- * or its hash), revoke. A change is in force on this instance before the answer is sent.
+ * or its hash), revoke; and (read) what the caller's own key grants. A change is in force on this instance before the answer is sent.
  */
 import { Type } from '@sinclair/typebox';
 import type { StoragePool } from '../../actors/storage-pool.ts';
 import type { KeyHasher } from '../../auth/key-hash.ts';
 import { generateKey } from '../../auth/key-format.ts';
-import { MAX_API_KEYS } from '../../domain/api-key.ts';
+import { UNAUTHENTICATED_ADMIN } from '../../auth/principal.ts';
+import { KEY_SCOPES, MAX_API_KEYS } from '../../domain/api-key.ts';
 import { AppError, notFound, validationError } from '../../errors.ts';
 import {
   ApiKeySchema,
@@ -72,6 +73,12 @@ async function revoke(deps: KeyDeps, req: Request): Promise<Reply> {
 
 const errors = { 400: ErrorSchema, 500: ErrorSchema };
 
+/** What the caller's own key grants: the dashboard shows admin actions to admin keys only. */
+const SelfSchema = Type.Object({
+  scope: Type.Union(KEY_SCOPES.map((s) => Type.Literal(s))),
+  label: Type.String({ description: "The key's visible prefix (never the key)" }),
+});
+
 export const keyRoutes = (deps: KeyDeps): Route[] => [
   {
     method: 'POST',
@@ -95,6 +102,20 @@ export const keyRoutes = (deps: KeyDeps): Route[] => [
       responses: { 200: Type.Array(ApiKeySchema), ...errors },
     },
     handle: () => list(deps),
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/keys/self',
+    scope: 'read',
+    body: 'none',
+    doc: {
+      summary: "The calling key's scope and prefix (never the key)",
+      responses: { 200: SelfSchema, 401: ErrorSchema },
+    },
+    handle: ({ principal }) => {
+      const { scope, label } = principal ?? UNAUTHENTICATED_ADMIN;
+      return { status: 200, body: { scope, label } };
+    },
   },
   {
     method: 'DELETE',

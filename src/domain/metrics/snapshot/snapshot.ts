@@ -1,5 +1,6 @@
 /**
- * @module The metrics snapshot of spec 2.10 (GET /api/v1/metrics, the /topic/metrics broadcast):
+ * @module The metrics snapshot of spec 2.10 (GET /api/v1/metrics, the /topic/metrics broadcast) and
+ * the per-minute history (GET /api/v1/metrics/history):
  * plain data, field names exactly as the spec. Maps are null-prototype objects (any key is safe).
  */
 import type { Severity } from '../../event.ts';
@@ -83,4 +84,25 @@ export interface MetricsSnapshot {
   readonly throughput: Throughput;
   readonly timeWindows: TimeWindows;
   readonly topUsers: readonly TopUser[];
+}
+
+/** One minute; the last point is the current, partial minute. */
+export interface HistoryPoint {
+  /** The minute's start, epoch ms. */
+  readonly t: number;
+  readonly events: number;
+  readonly errors: number;
+  /** Events per second over the minute (over its elapsed part for the current minute). */
+  readonly eventsPerSecond: number;
+  /** Percent of the minute's events that were errors (0 when none). */
+  readonly errorRate: number;
+  /** Latency percentiles of the minute's events, ms (0 when none). */
+  readonly p50: number;
+  readonly p95: number;
+  readonly p99: number;
+}
+
+export interface MetricsHistory {
+  /** The minutes asked for, oldest first; minutes before start / reset are absent. */
+  readonly points: readonly HistoryPoint[];
 }

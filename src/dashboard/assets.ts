@@ -1,0 +1,114 @@
+/**
+ * @module The dashboard's files held in memory, each with its gzip and brotli encodings made once
+ * at start, a strong ETag per encoding and its cache policy: the page answers synchronously,
+ * never reading a file per request. The index page names every asset by a version (a hash of all
+ * of them), so assets can be cached for a year and a new build is fetched at once.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { pageFiles, VENDOR_FILES, type AssetFile } from './asset-files.ts';
+import { indexPage } from './index-page.ts';
+
+export interface Encoded {
+  readonly body: Buffer;
+  readonly etag: string;
+}
+
+export interface Asset {
+  readonly type: string;
+  readonly cacheControl: string;
+  readonly identity: Encoded;
+  readonly gzip: Encoded;
+  readonly br: Encoded;
+  /** Extra headers (the index page's Content-Security-Policy). */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+export interface Dashboard {
+  /** URL path (`/`, `/assets/<version>/app/main.js`) -> asset. */
+  readonly assets: ReadonlyMap<string, Asset>;
+  /** Whether the page's own modules were found (`npm run build` makes them). */
+  readonly built: boolean;
+}
+
+const TYPES: Readonly<Record<string, string>> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.html': 'text/html; charset=utf-8',
+};
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+/** The page's entry module (src/dashboard/web/main.ts) and stylesheet, under app/ as tsc lays them out (rootDir src). */
+export const ENTRY = 'app/dashboard/web/main.js';
+export const STYLESHEET = 'app/dashboard/web/style.css';
+
+// Browsers ask for a source map only with developer tools open; none is served, so none is named.
+const withoutSourceMap = (text: string): string =>
+  text.replace(/^\/\/# sourceMappingURL=.*$/gm, '');
+
+const hashOf = (body: Buffer): string =>
+  createHash('sha256').update(body).digest('base64url').slice(0, 22);
+
+export function encodeAsset(
+  body: Buffer,
+  type: string,
+  cacheControl: string,
+  headers: Readonly<Record<string, string>> = {},
+): Asset {
+  const hash = hashOf(body);
+  return {
+    type,
+    cacheControl,
+    headers,
+    identity: { body, etag: `"${hash}"` },
+    gzip: { body: gzipSync(body, { level: 9 }), etag: `"${hash}-gz"` },
+    br: {
+      body: brotliCompressSync(body, {
+        params: {
+          [constants.BROTLI_PARAM_QUALITY]: 11,
+          [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+        },
+      }),
+      etag: `"${hash}-br"`,
+    },
+  };
+}
+
+function read(file: AssetFile): { urlPath: string; body: Buffer; type: string } {
+  // By the served name: vendor .mjs files are served as .js.
+  const ext = path.extname(file.urlPath);
+  const text = readFileSync(file.file, 'utf8');
+  return {
+    urlPath: file.urlPath,
+    body: Buffer.from(ext === '.js' ? withoutSourceMap(text) : text),
+    type: TYPES[ext] ?? 'application/octet-stream',
+  };
+}
+
+/** Reads and encodes every file (a few hundred KB, a second of CPU at most, once at start). */
+export function loadDashboard(pageDir?: string): Dashboard {
+  const page = pageFiles(pageDir).map(read);
+  const vendor = VENDOR_FILES.map(read);
+  const all = [...page, ...vendor];
+  const version = createHash('sha256');
+  for (const file of all) version.update(file.urlPath).update(file.body);
+  const prefix = `/assets/${version.digest('hex').slice(0, 12)}/`;
+  const assets = new Map<string, Asset>();
+  for (const file of all)
+    assets.set(prefix + file.urlPath, encodeAsset(file.body, file.type, IMMUTABLE));
+  const imports: Record<string, string> = {};
+  for (const v of VENDOR_FILES) if (v.bare !== undefined) imports[v.bare] = prefix + v.urlPath;
+  const built = page.some((file) => file.urlPath === ENTRY);
+  const index = indexPage({
+    imports,
+    entry: built ? prefix + ENTRY : null,
+    stylesheets: [prefix + 'vendor/uplot.css', prefix + STYLESHEET],
+  });
+  assets.set(
+    '/',
+    encodeAsset(Buffer.from(index.html), TYPES['.html'] as string, 'no-cache', index.headers),
+  );
+  return { assets, built };
+}

@@ -1,0 +1,76 @@
+/**
+ * @module Serving the dashboard from uWS (front thread): GET and HEAD of `/` and `/assets/*` from
+ * memory, synchronously: the encoding the client accepts (br, then gzip, else none), 304 for a
+ * matching If-None-Match. Assets are public (the page holds no data); the data needs a key.
+ */
+import type uWS from 'uWebSockets.js';
+import { notFound } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import { accepts } from '../http/accept-encoding.ts';
+import { errorReply } from '../http/error-response.ts';
+import { send } from '../http/reply.ts';
+import type { Asset, Dashboard, Encoded } from './assets.ts';
+
+interface Chosen {
+  readonly encoded: Encoded;
+  readonly coding: 'br' | 'gzip' | null;
+}
+
+function choose(asset: Asset, acceptEncoding: string): Chosen {
+  if (accepts(acceptEncoding, 'br')) return { encoded: asset.br, coding: 'br' };
+  if (accepts(acceptEncoding, 'gzip')) return { encoded: asset.gzip, coding: 'gzip' };
+  return { encoded: asset.identity, coding: null };
+}
+
+/** If-None-Match names this asset in any of its encodings (or `*`). */
+function matches(ifNoneMatch: string, asset: Asset): boolean {
+  if (ifNoneMatch === '') return false;
+  const tags = new Set([asset.identity.etag, asset.gzip.etag, asset.br.etag]);
+  return ifNoneMatch
+    .split(',')
+    .map((tag) => tag.trim().replace(/^W\//, ''))
+    .some((tag) => tag === '*' || tags.has(tag));
+}
+
+function answer(res: uWS.HttpResponse, req: uWS.HttpRequest, asset: Asset): void {
+  const head = req.getMethod() === 'head';
+  const notModified = matches(req.getHeader('if-none-match'), asset);
+  const { encoded, coding } = choose(asset, req.getHeader('accept-encoding'));
+  // uWS needs an abort handler when a synchronous handler ends without a body.
+  if (head || notModified) res.onAborted(() => undefined);
+  res.cork(() => {
+    res.writeStatus(notModified ? '304 Not Modified' : '200 OK');
+    res.writeHeader('ETag', encoded.etag);
+    res.writeHeader('Cache-Control', asset.cacheControl);
+    res.writeHeader('Vary', 'Accept-Encoding');
+    res.writeHeader('X-Content-Type-Options', 'nosniff');
+    for (const name in asset.headers) res.writeHeader(name, asset.headers[name] as string);
+    if (notModified) {
+      res.endWithoutBody();
+      return;
+    }
+    res.writeHeader('Content-Type', asset.type);
+    if (coding !== null) res.writeHeader('Content-Encoding', coding);
+    // As the API's HEAD: the length is announced but not sent, so the connection cannot be reused.
+    if (head) res.endWithoutBody(encoded.body.length, true);
+    else res.end(encoded.body);
+  });
+}
+
+/** Registers `/` and `/assets/*`; other paths keep the API's JSON 404. */
+export function serveDashboard(app: uWS.TemplatedApp, dashboard: Dashboard, log: Logger): void {
+  const handler = (res: uWS.HttpResponse, req: uWS.HttpRequest): void => {
+    const url = req.getUrl();
+    const asset = dashboard.assets.get(url);
+    if (asset !== undefined) {
+      answer(res, req, asset);
+      return;
+    }
+    const exchange = { res, head: req.getMethod() === 'head', aborted: false, answered: false };
+    send(exchange, errorReply(notFound(`No dashboard asset ${url}`), log));
+  };
+  for (const path of ['/', '/assets/*']) {
+    app.get(path, handler);
+    app.head(path, handler);
+  }
+}
