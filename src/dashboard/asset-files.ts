@@ -4,7 +4,8 @@
  * node_modules, each with the URL path under /assets/<version>/ and the bare name the import map
  * gives it. Paths work both from source (tsx) and compiled (dist/src/dashboard).
  */
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -14,7 +15,14 @@ const ROOT = fileURLToPath(new URL(FROM_SOURCE ? '../../' : '../../../', import.
 
 /** Where `npm run build` writes the page's modules (from src/dashboard/web). */
 export const PAGE_BUILD_DIR = path.join(ROOT, 'dist', 'dashboard');
-const MODULES = path.join(ROOT, 'node_modules');
+/**
+ * The node_modules that holds the vendor packages, found as Node resolves a package from this
+ * file (a build elsewhere, such as a test's scratch directory, still finds the installed ones).
+ */
+const MODULES =
+  (createRequire(import.meta.url).resolve.paths('preact') ?? []).find((dir) =>
+    existsSync(path.join(dir, 'preact')),
+  ) ?? path.join(ROOT, 'node_modules');
 
 export interface AssetFile {
   /** Under /assets/<version>/. */
