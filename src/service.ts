@@ -32,6 +32,12 @@ import { attachStomp } from './stomp/endpoint.ts';
 import { REAL_TIMERS, type Timers } from './timers.ts';
 import { SERVICE_VERSION } from './version.ts';
 
+/**
+ * How long the storage threads may take to load and answer a first ping at start (their code is
+ * compiled on load under tsx, and the machine may be busy); past it the start fails, saying so.
+ */
+const STORAGE_START_DEADLINE_MS = 60_000;
+
 export interface RunningService {
   readonly port: number;
   /** The database's URL with its password replaced by `****` (it may be shown or logged). */
@@ -139,6 +145,8 @@ async function startOn(
     maxInFlight: config.STORAGE_WORKERS * config.DB_CONNECTIONS_PER_WORKER,
     writeTimeoutMs: config.DB_QUERY_TIMEOUT_MS,
   });
+  const notStarted = await pool.started(STORAGE_START_DEADLINE_MS);
+  if (notStarted !== null) throw new Error(`the storage workers did not start: ${notStarted}`);
   const pruner = startIdempotencyPruner(pool, {
     windowHours: config.IDEMPOTENCY_WINDOW_HOURS,
     log,
