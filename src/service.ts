@@ -17,6 +17,7 @@ import { loadDashboard } from './dashboard/assets.ts';
 import { serveDashboard } from './dashboard/serve.ts';
 import { buildApp, listen } from './http/server.ts';
 import { buildRoutes } from './http/routes.ts';
+import { createBacktestRunner } from './actors/backtest-runner.ts';
 import { createLogger, redactUrlPasswords, type Logger } from './log.ts';
 import { createAlertSink } from './alerting/alert-sink.ts';
 import { startAuthentication } from './auth/start-auth.ts';
@@ -181,6 +182,15 @@ async function startOn(
   const auth = await startAuthentication(config, pool, log);
   started.push(() => auth.stop());
   const gate = createRequestGate();
+  const backtests = createBacktestRunner({
+    databaseUrl,
+    schema: config.DATABASE_SCHEMA,
+    queryTimeoutMs: config.DB_QUERY_TIMEOUT_MS,
+    logLevel: config.LOG_LEVEL,
+    maxRunning: config.BACKTEST_MAX_RUNNING,
+    log,
+  });
+  started.push(() => backtests.stop());
   const routes = buildRoutes({
     authentication: config.VIGIL_AUTH,
     hasher: auth.hasher,
@@ -195,6 +205,14 @@ async function startOn(
     // The change is committed either way; a failed reload is logged and retried by ruleSync.
     onRuleChanged: (id) => ruleSync.changed(id),
     onAcknowledged: (alert) => alertSink.acknowledged(alert),
+    backtests,
+    backtestBudgetMs: config.BACKTEST_TIME_BUDGET_MS,
+    evaluationMs: config.RULE_EVALUATION_MS,
+    metricsLimits: {
+      maxEventTypes: config.METRICS_MAX_EVENT_TYPES,
+      maxSources: config.METRICS_MAX_SOURCES,
+      maxTrackedUsers: config.METRICS_MAX_TRACKED_USERS,
+    },
   });
   // One count for HTTP requests in progress and WebSockets: MAX_CONNECTIONS bounds both together.
   const connections = createConnectionLimit(config.MAX_CONNECTIONS);
@@ -239,6 +257,7 @@ async function startOn(
     broadcastTimers.clearInterval(broadcast);
     stomp.closeAll();
     await gate.close();
+    await backtests.stop();
     await batcher.drain();
     pruner.stop();
     // Evaluation stops before the last alerts are stored, so none arrives after the pool closed.

@@ -53,7 +53,7 @@ function leafSpanMs(leaf: ConditionLeaf): number {
 }
 
 /** The span of metrics a rule reads, in ms: its longest (RATE_CHANGE reads two windows). */
-function readSpanMs(ruleType: RuleType, config: RuleConfig): number {
+export function readSpanMs(ruleType: RuleType, config: RuleConfig): number {
   if (!EVALUATED_RULE_TYPES.has(ruleType)) return 0;
   const longest = Math.max(...leaves(config as Condition).map(leafSpanMs));
   return (ruleType === 'RATE_CHANGE' ? 2 : 1) * longest;
