@@ -138,6 +138,7 @@ async function startOn(
     queueMaxBytes: config.INGEST_QUEUE_MAX_BYTES,
     maxInFlight: config.STORAGE_WORKERS * config.DB_CONNECTIONS_PER_WORKER,
     writeTimeoutMs: config.DB_QUERY_TIMEOUT_MS,
+    eventDetail: () => metrics.eventDetail(),
   });
   const pruner = startIdempotencyPruner(pool, {
     windowHours: config.IDEMPOTENCY_WINDOW_HOURS,

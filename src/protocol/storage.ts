@@ -52,6 +52,8 @@ export interface StorageHandlers {
    */
   insertEvents(input: {
     readonly events: readonly NewEvent[];
+    /** Send the metrics actor DetailedMetricEvents (an ACTIVE PATTERN rule reads them). */
+    readonly detail?: boolean;
   }): Promise<Result<readonly InsertOutcome[], DbFailure>>;
   /** Deletes at most `limit` idempotency keys stored before `before` (epoch ms); answers how many. */
   pruneIdempotencyKeys(input: {

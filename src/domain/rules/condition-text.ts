@@ -10,6 +10,8 @@ import {
   type RuleConfig,
   type RuleType,
 } from './rule-types.ts';
+import type { PatternConfig } from './pattern/pattern-config.ts';
+import { patternText } from './pattern/pattern-text.ts';
 
 function text(condition: Condition): string {
   if (!isConditionNode(condition)) {
@@ -35,8 +37,9 @@ export function conditionText(ruleType: RuleType, config: RuleConfig): string {
       const w = leaf.windowMinutes;
       return `percentChange(${leaf.metric}) ${OPERATORS[leaf.operator]} ${leaf.threshold} [last ${w} min vs the ${w} before]`;
     }
-    case 'ANOMALY':
     case 'PATTERN':
+      return patternText(config as PatternConfig);
+    case 'ANOMALY':
       return `${ruleType} (not evaluated)`;
   }
 }

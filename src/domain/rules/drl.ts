@@ -26,6 +26,8 @@ import {
   type RuleType,
 } from './rule-types.ts';
 import type { RuleFields } from './rule.ts';
+import type { PatternConfig } from './pattern/pattern-config.ts';
+import { patternWhenLines, samePattern } from './pattern/pattern-drl.ts';
 
 /** What the DRL is made of; nothing else of a rule (description, channels, throttling) is in it. */
 export interface DrlRule extends Pick<RuleFields, 'name' | 'ruleType' | 'severity' | 'priority'> {
@@ -72,8 +74,9 @@ function whenLines(ruleType: RuleType, config: RuleConfig): string[] {
     }
     case 'RATE_CHANGE':
       return [INDENT.repeat(2) + leafLine(config as ConditionLeaf, PERCENT_CHANGE_FUNCTION)];
-    case 'ANOMALY':
     case 'PATTERN':
+      return patternWhenLines(config as PatternConfig, INDENT.repeat(2));
+    case 'ANOMALY':
       return [
         `${INDENT.repeat(2)}// ${ruleType} rules are not evaluated yet: this rule never fires.`,
         `${INDENT.repeat(2)}eval( false )`,
@@ -159,8 +162,11 @@ function mismatch(rule: DrlRule, drl: string): string | null {
         return 'the recovery thresholds did not survive';
       return null;
     }
-    case 'ANOMALY':
     case 'PATTERN':
+      return back.pattern !== undefined && samePattern(back.pattern, rule.config as PatternConfig)
+        ? null
+        : 'the pattern did not survive';
+    case 'ANOMALY':
       return back.condition === null ? null : 'the stub condition did not survive';
   }
 }
