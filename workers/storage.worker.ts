@@ -19,6 +19,12 @@ import * as contactPoints from '../src/db/contact-points-repository.ts';
 import * as silences from '../src/db/silences-repository.ts';
 import type { DetailedMetricEvent, MetricEvent, NewEvent } from '../src/domain/event.ts';
 import type { RuleRecord } from '../src/domain/rules/rule.ts';
+import { replayEvents } from '../src/db/pattern-replay-repository.ts';
+import {
+  PatternReplayer,
+  REPLAY_MAX_EVENTS,
+  REPLAY_MINUTES,
+} from '../src/domain/rules/pattern/pattern-replay.ts';
 import { nameThisThread, THREAD_NAMES } from '../src/instrumentation/thread-name.ts';
 import { createLogger } from '../src/log.ts';
 import type { MetricsChannelMessage } from '../src/protocol/metrics-actor.ts';
@@ -131,6 +137,15 @@ const detailed = (metric: MetricEvent, e: NewEvent, id: number): DetailedMetricE
   tags: e.tags,
   metadata: e.metadata,
 });
+
+export const replayPattern: StorageHandlers['replayPattern'] = ({ config, now }) =>
+  guarded('replayPattern', async () => {
+    const replayer = new PatternReplayer(config);
+    const from = now - REPLAY_MINUTES * 60_000;
+    const input = { types: replayer.reads(), since: from, limit: REPLAY_MAX_EVENTS };
+    const read = await replayEvents(sql, input, (event) => replayer.observe(event));
+    return replayer.finish(from, now, read >= REPLAY_MAX_EVENTS);
+  });
 
 export const newestEvents: StorageHandlers['newestEvents'] = (lookup) =>
   guarded('newestEvents', () => readNewestEvents(sql, lookup));
@@ -405,4 +420,5 @@ export const endSilence: StorageHandlers['endSilence'] = async ({ id, now }) => 
   listSilences,
   endSilence,
   newestEvents,
+  replayPattern,
 }) satisfies StorageHandlers;
