@@ -24,7 +24,11 @@ const PAGE = 2000;
 /** Calls `each` per event, oldest first; answers how many were read. */
 export async function replayEvents(
   sql: Sql,
-  input: { readonly types: readonly string[] | null; readonly since: number; readonly limit: number },
+  input: {
+    readonly types: readonly string[] | null;
+    readonly since: number;
+    readonly limit: number;
+  },
   each: (event: DetailedMetricEvent) => void,
 ): Promise<number> {
   const since = new Date(input.since);

@@ -10,7 +10,7 @@ import {
   type RuleConfig,
   type RuleType,
 } from './rule-types.ts';
-import type { PatternConfig } from './pattern/pattern-config.ts';
+import { storedPatternConfig } from './pattern/pattern-validation.ts';
 import { patternText } from './pattern/pattern-text.ts';
 
 function text(condition: Condition): string {
@@ -37,8 +37,10 @@ export function conditionText(ruleType: RuleType, config: RuleConfig): string {
       const w = leaf.windowMinutes;
       return `percentChange(${leaf.metric}) ${OPERATORS[leaf.operator]} ${leaf.threshold} [last ${w} min vs the ${w} before]`;
     }
-    case 'PATTERN':
-      return patternText(config as PatternConfig);
+    case 'PATTERN': {
+      const pattern = storedPatternConfig(config);
+      return pattern === null ? `${ruleType} (not evaluated)` : patternText(pattern);
+    }
     case 'ANOMALY':
       return `${ruleType} (not evaluated)`;
   }

@@ -236,7 +236,10 @@ class Parser {
     this.take('ident', 'MetricsSnapshot');
     this.take('punct', '(');
     this.take('punct', ')');
-    const pattern = ruleType === 'PATTERN' ? this.patternCondition() : undefined;
+    const pattern =
+      ruleType === 'PATTERN' && this.tokens[this.at + 2]?.text === '$m'
+        ? this.patternCondition()
+        : undefined;
     const condition = pattern === undefined ? this.ruleCondition(ruleType) : null;
     this.take('ident', 'then');
     this.take('ident', 'insert');

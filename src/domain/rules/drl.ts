@@ -26,8 +26,8 @@ import {
   type RuleType,
 } from './rule-types.ts';
 import type { RuleFields } from './rule.ts';
-import type { PatternConfig } from './pattern/pattern-config.ts';
 import { patternWhenLines, samePattern } from './pattern/pattern-drl.ts';
+import { storedPatternConfig } from './pattern/pattern-validation.ts';
 
 /** What the DRL is made of; nothing else of a rule (description, channels, throttling) is in it. */
 export interface DrlRule extends Pick<RuleFields, 'name' | 'ruleType' | 'severity' | 'priority'> {
@@ -74,14 +74,23 @@ function whenLines(ruleType: RuleType, config: RuleConfig): string[] {
     }
     case 'RATE_CHANGE':
       return [INDENT.repeat(2) + leafLine(config as ConditionLeaf, PERCENT_CHANGE_FUNCTION)];
-    case 'PATTERN':
-      return patternWhenLines(config as PatternConfig, INDENT.repeat(2));
+    case 'PATTERN': {
+      // A config stored before PATTERN rules were defined keeps the never-firing stub.
+      const pattern = storedPatternConfig(config);
+      if (pattern !== null) return patternWhenLines(pattern, INDENT.repeat(2));
+      return notEvaluatedLines(ruleType);
+    }
     case 'ANOMALY':
-      return [
-        `${INDENT.repeat(2)}// ${ruleType} rules are not evaluated yet: this rule never fires.`,
-        `${INDENT.repeat(2)}eval( false )`,
-      ];
+      return notEvaluatedLines(ruleType);
   }
+}
+
+/** The never-firing stub of a rule type that is not evaluated. */
+function notEvaluatedLines(ruleType: RuleType): string[] {
+  return [
+    `${INDENT.repeat(2)}// ${ruleType} rules are not evaluated yet: this rule never fires.`,
+    `${INDENT.repeat(2)}eval( false )`,
+  ];
 }
 
 /**
@@ -162,10 +171,16 @@ function mismatch(rule: DrlRule, drl: string): string | null {
         return 'the recovery thresholds did not survive';
       return null;
     }
-    case 'PATTERN':
-      return back.pattern !== undefined && samePattern(back.pattern, rule.config as PatternConfig)
+    case 'PATTERN': {
+      const pattern = storedPatternConfig(rule.config);
+      if (pattern === null)
+        return back.condition === null && back.pattern === undefined
+          ? null
+          : 'the stub condition did not survive';
+      return back.pattern !== undefined && samePattern(back.pattern, pattern)
         ? null
         : 'the pattern did not survive';
+    }
     case 'ANOMALY':
       return back.condition === null ? null : 'the stub condition did not survive';
   }

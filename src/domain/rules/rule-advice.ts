@@ -132,7 +132,8 @@ export function recommendations(rule: RuleAdviceInput): string[] {
       );
     }
   }
-  if (rule.ruleType === 'PATTERN') out.push(...patternRecommendations(rule.config as PatternConfig));
+  if (rule.ruleType === 'PATTERN')
+    out.push(...patternRecommendations(rule.config as PatternConfig));
   const root = rule.ruleType === 'THRESHOLD' ? (rule.config as Condition) : null;
   if (
     root !== null &&

@@ -51,7 +51,11 @@ async function withReplay(
   if (!checked.ok) return result;
   const config = checked.config as PatternConfig;
   const replay = await deps.pool.run('replayPattern', { config, now: Date.now() });
-  if (!replay.ok) return { ...result, message: `${result.message} The replay of the last hour failed: ${replay.message}.` };
+  if (!replay.ok)
+    return {
+      ...result,
+      message: `${result.message} The replay of the last hour failed: ${replay.message}.`,
+    };
   return withPatternReplay(result, config, replay.value);
 }
 

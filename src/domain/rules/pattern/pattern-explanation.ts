@@ -4,11 +4,7 @@
  * (`userId=alice: login x3 (evt_1 .. evt_3) then login (evt_4) within 5 min`).
  */
 import { eventIdOf } from '../../event-id.ts';
-import type {
-  ExplainedPattern,
-  ExplainedPatternEvent,
-  ExplainedPatternMatch,
-} from '../alert.ts';
+import type { ExplainedPattern, ExplainedPatternEvent, ExplainedPatternMatch } from '../alert.ts';
 import type { PatternConfig } from './pattern-config.ts';
 import type { PatternMatch } from './pattern-matcher.ts';
 
@@ -55,14 +51,20 @@ export function explainPattern(
 }
 
 /** One sequence in words. */
-export function matchWords(partitionBy: string, match: ExplainedPatternMatch, withinMinutes: number): string {
+export function matchWords(
+  partitionBy: string,
+  match: ExplainedPatternMatch,
+  withinMinutes: number,
+): string {
   const steps = match.steps.map((s) =>
     s.events === 1
       ? `${s.eventType} (${s.first.eventId} at ${s.first.at})`
       : `${s.eventType} x${s.events} (${s.first.eventId} at ${s.first.at} .. ${s.last.eventId} at ${s.last.at})`,
   );
   const absent =
-    match.absent === null ? '' : `, not followed by ${match.absent.eventType} by ${match.absent.deadline}`;
+    match.absent === null
+      ? ''
+      : `, not followed by ${match.absent.eventType} by ${match.absent.deadline}`;
   return `${partitionBy}=${match.partitionKey}: ${steps.join(' then ')} within ${withinMinutes} min${absent}`;
 }
 

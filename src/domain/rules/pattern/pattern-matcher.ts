@@ -139,7 +139,9 @@ export class PatternMatcher {
     this.withinMs = config.withinMinutes * 60_000;
     this.absentMs = config.absent === undefined ? 0 : config.absent.withinMinutes * 60_000;
     this.absentMatches =
-      config.absent === undefined ? null : predicateOf(config.absent.eventType, config.absent.where);
+      config.absent === undefined
+        ? null
+        : predicateOf(config.absent.eventType, config.absent.where);
     this.anyStrict = this.steps.some((s) => s.strict);
     this.eventTypes = new Set([
       ...config.steps.map((s) => s.eventType),
@@ -239,7 +241,11 @@ export class PatternMatcher {
 
   private completed(p: Partition, key: string, partial: Partial, at: number): PatternMatch | null {
     const match: PatternMatch = { partitionKey: key, trail: partial.trail, completedAt: at };
-    if (this.absentMatches === null) return match;
+    if (this.absentMatches === null) {
+      // Nothing left to remember for the key: it costs no memory until it starts again.
+      this.partitions.delete(key);
+      return match;
+    }
     // An absence already awaited for this key is the earlier deadline: it stands (one alert).
     if (p.pending !== undefined) return null;
     const deadline = at + this.absentMs;
@@ -248,7 +254,9 @@ export class PatternMatcher {
     this.deadlines.push([key, deadline]);
     // Entries of cancelled absences linger until their deadline: compact when they dominate.
     if (this.deadlines.length > 2 * Math.max(1024, this.pendingCount))
-      this.deadlines = this.deadlines.filter(([k, d]) => this.partitions.get(k)?.pending?.deadline === d);
+      this.deadlines = this.deadlines.filter(
+        ([k, d]) => this.partitions.get(k)?.pending?.deadline === d,
+      );
     return null;
   }
 
@@ -272,7 +280,8 @@ export class PatternMatcher {
       fired++;
       const partition = this.partitions.get(key);
       const pending = partition?.pending;
-      if (partition === undefined || pending === undefined || pending.deadline !== deadline) continue;
+      if (partition === undefined || pending === undefined || pending.deadline !== deadline)
+        continue;
       partition.pending = undefined;
       this.pendingCount--;
       out.push(pending);

@@ -70,10 +70,7 @@ function test(condition: PatternCondition): EventPredicate {
 }
 
 /** The event is of `eventType` and meets every condition. */
-export function predicateOf(
-  eventType: string,
-  where: readonly PatternCondition[],
-): EventPredicate {
+export function predicateOf(eventType: string, where: readonly PatternCondition[]): EventPredicate {
   const tests = where.map(test);
   if (tests.length === 0) return (e) => e.eventType === eventType;
   return (e) => e.eventType === eventType && tests.every((t) => t(e));

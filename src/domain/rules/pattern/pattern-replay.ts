@@ -110,7 +110,9 @@ export function withPatternReplay(
     message: `${result.message} ${sentence(said)}${cut}`,
     simulationResult: {
       wouldTrigger: replay.matches > 0,
-      matchedConditions: matches.map((m) => matchWords(config.partitionBy, m, config.withinMinutes)),
+      matchedConditions: matches.map((m) =>
+        matchWords(config.partitionBy, m, config.withinMinutes),
+      ),
       currentValues: {
         matches: replay.matches,
         peakPartitions: replay.peakPartitions,

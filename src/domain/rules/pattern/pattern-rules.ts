@@ -9,6 +9,7 @@ import { isDetailed, type MetricEvent } from '../../event.ts';
 import type { ExplainedPattern } from '../alert.ts';
 import type { ActiveRule } from '../rule.ts';
 import type { PatternConfig } from './pattern-config.ts';
+import { storedPatternConfig } from './pattern-validation.ts';
 import { explainPattern, matchWords } from './pattern-explanation.ts';
 import { PatternMatcher, type PatternMatch } from './pattern-matcher.ts';
 import { EXPLAINED_MATCHES } from './pattern-explanation.ts';
@@ -111,12 +112,12 @@ export class PatternRules {
       if (rule.ruleType !== 'PATTERN') continue;
       const text = JSON.stringify(rule.ruleConfig);
       const known = this.rules.get(rule.id);
-      next.set(
-        rule.id,
-        known?.configText === text
-          ? known
-          : new PatternRule(rule.ruleConfig as unknown as PatternConfig, text),
-      );
+      if (known?.configText === text) {
+        next.set(rule.id, known);
+        continue;
+      }
+      const config = storedPatternConfig(rule.ruleConfig);
+      if (config !== null) next.set(rule.id, new PatternRule(config, text));
     }
     this.rules.clear();
     this.byType = new Map();

@@ -118,7 +118,14 @@ class PatternWalker {
     return Number.NaN;
   }
 
-  integer(object: Json, key: string, path: string, min: number, max: number, fallback: number): number {
+  integer(
+    object: Json,
+    key: string,
+    path: string,
+    min: number,
+    max: number,
+    fallback: number,
+  ): number {
     const value = object[key];
     if (value === undefined) return fallback;
     if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max)
@@ -197,7 +204,10 @@ class PatternWalker {
 
   condition(value: unknown, path: string): PatternCondition | null {
     if (!isObject(value)) {
-      this.report(path, `A where condition must be an object { field, operator, value }, got ${show(value)}`);
+      this.report(
+        path,
+        `A where condition must be an object { field, operator, value }, got ${show(value)}`,
+      );
       return null;
     }
     const before = this.errors.length;
@@ -224,10 +234,18 @@ class PatternWalker {
       (typeof raw === 'number' && Number.isFinite(raw))
     )
       compared = typeof raw === 'number' ? raw + 0 : raw;
-    else this.report(path, `Invalid value ${show(raw)}: must be a string, a finite number, true, false or null`);
+    else
+      this.report(
+        path,
+        `Invalid value ${show(raw)}: must be a string, a finite number, true, false or null`,
+      );
     if (operator !== null && ORDERING.has(operator) && raw !== undefined && typeof raw !== 'number')
       this.report(path, `${operator} compares numbers: value must be a number, got ${show(raw)}`);
-    if (field === 'severity' && typeof raw === 'string' && !(SEVERITIES as readonly string[]).includes(raw)) {
+    if (
+      field === 'severity' &&
+      typeof raw === 'string' &&
+      !(SEVERITIES as readonly string[]).includes(raw)
+    ) {
       const close = suggest(raw, SEVERITIES);
       this.report(
         path,
@@ -244,7 +262,10 @@ class PatternWalker {
     const value = object['where'];
     if (value === undefined) return [];
     if (!Array.isArray(value)) {
-      this.report(path, `where must be an array of conditions { field, operator, value }, got ${show(value)}`);
+      this.report(
+        path,
+        `where must be an array of conditions { field, operator, value }, got ${show(value)}`,
+      );
       return [];
     }
     if (value.length > MAX_WHERE_CONDITIONS) {
@@ -286,7 +307,10 @@ class PatternWalker {
 
   step(value: unknown, path: string): PatternStep | null {
     if (!isObject(value)) {
-      this.report(path, `A step must be an object { eventType, where, times, contiguity }, got ${show(value)}`);
+      this.report(
+        path,
+        `A step must be an object { eventType, where, times, contiguity }, got ${show(value)}`,
+      );
       return null;
     }
     const before = this.errors.length;
@@ -302,7 +326,10 @@ class PatternWalker {
 
   absent(value: unknown): PatternAbsent | null {
     if (!isObject(value)) {
-      this.report('absent', `absent must be an object { eventType, where, withinMinutes }, got ${show(value)}`);
+      this.report(
+        'absent',
+        `absent must be an object { eventType, where, withinMinutes }, got ${show(value)}`,
+      );
       return null;
     }
     const before = this.errors.length;
@@ -368,4 +395,14 @@ export function validatePatternConfig(ruleConfig: Json): PatternValidation {
       ...(keepFiringSeconds < 0 ? {} : { keepFiringSeconds }),
     },
   };
+}
+
+/**
+ * A stored PATTERN config as the matcher reads it, or null for one stored before PATTERN rules
+ * were defined (any object was accepted then): such a rule is kept but never evaluated.
+ */
+export function storedPatternConfig(config: unknown): PatternConfig | null {
+  if (!isObject(config)) return null;
+  const checked = validatePatternConfig(config);
+  return checked.ok ? checked.config : null;
 }
