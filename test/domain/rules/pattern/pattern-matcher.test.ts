@@ -46,7 +46,10 @@ const stepMatches = (step: PatternStep, e: DetailedMetricEvent): boolean =>
  * Is there an assignment of events[0..last] to the steps that uses events[last] as the last
  * step's last event, in order, with strict steps contiguous, within the window?
  */
-function completesAt(steps: readonly PatternStep[], events: readonly DetailedMetricEvent[]): boolean {
+function completesAt(
+  steps: readonly PatternStep[],
+  events: readonly DetailedMetricEvent[],
+): boolean {
   const last = events.length - 1;
   const lastEvent = events[last];
   if (lastEvent === undefined) return false;
@@ -112,7 +115,9 @@ const stepArb: fc.Arbitrary<PatternStep> = fc.record({
   eventType: fc.constantFrom('a', 'b', 'c'),
   where: fc.oneof(
     fc.constant([]),
-    fc.constantFrom(0, 1).map((v) => [{ field: 'metadata.v', operator: 'EQUALS' as const, value: v }]),
+    fc
+      .constantFrom(0, 1)
+      .map((v) => [{ field: 'metadata.v', operator: 'EQUALS' as const, value: v }]),
   ),
   times: fc.integer({ min: 1, max: 3 }).map((min) => ({ min })),
   contiguity: fc.constantFrom('relaxed' as const, 'strict' as const),
@@ -140,7 +145,9 @@ t.test('same matches as the brute-force reference on random streams', async (t) 
       const expected = reference(cfg, events);
       const actual = matcherIds(cfg, events);
       if (JSON.stringify(actual) !== JSON.stringify(expected))
-        throw new Error(`matcher ${JSON.stringify(actual)} != reference ${JSON.stringify(expected)}`);
+        throw new Error(
+          `matcher ${JSON.stringify(actual)} != reference ${JSON.stringify(expected)}`,
+        );
     }),
     { numRuns: 3000 },
   );
