@@ -14,16 +14,14 @@ import type { PatternConfig } from './pattern-config.ts';
 import { partitionReader, predicateOf, type EventPredicate } from './pattern-predicate.ts';
 
 /**
- * A partial match: when its first event arrived, and per completed step its first and last
- * events as [id, time, id, time] (immutable, shared by the partials that extend it).
+ * A partial match: per completed step its first and last events, [id, time, id, time], so that
+ * trail[1] is when the partial started. Immutable, shared by the partials that extend it.
  */
-interface Partial {
-  readonly start: number;
-  readonly trail: readonly number[];
-}
+type Trail = readonly number[];
 
 /** A strict step's event that followed no fresh completion: it fills a place and starts nothing. */
-const NONE: Partial = { start: Number.NaN, trail: [] };
+const NONE: Trail = [];
+const startOf = (trail: Trail): number => trail[1] as number;
 
 /** A completed sequence (or, for an `absent` rule, one whose deadline passed without the event). */
 export interface PatternMatch {
@@ -36,72 +34,54 @@ export interface PatternMatch {
   readonly deadline?: number;
 }
 
-/** The last `size` events of a counted step, each with the partial it could extend (null: itself). */
-class Ring {
-  private readonly recs: (Partial | null)[];
-  private readonly ids: Float64Array;
-  private readonly times: Float64Array;
-  private head = 0;
-  private count = 0;
+/**
+ * One key's state in two flat arrays (a few hundred bytes rather than an object per step):
+ * `refs` holds per step the latest-start partial that completed it (`best`, which relaxed
+ * successors extend), then with a strict step per step the partial the key's latest event
+ * completed (`fresh`), then per counted step (times.min > 1) the partial each of its last `min`
+ * events could extend (null: the event starts one itself). `nums` holds per counted step its
+ * ring's next position and fill, then the ids and the times of those events.
+ */
+class Partition {
+  lastSeen: number;
+  /** `absent` rules: a completed sequence waiting for its deadline. */
+  pending: PatternMatch | undefined = undefined;
+  readonly refs: (Trail | null | undefined)[];
+  readonly nums: number[];
 
-  constructor(private readonly size: number) {
-    this.recs = new Array<Partial | null>(size).fill(null);
-    this.ids = new Float64Array(size);
-    this.times = new Float64Array(size);
-  }
-
-  push(rec: Partial | null, id: number, at: number): void {
-    this.recs[this.head] = rec;
-    this.ids[this.head] = id;
-    this.times[this.head] = at;
-    this.head = (this.head + 1) % this.size;
-    if (this.count < this.size) this.count++;
-  }
-
-  clear(): void {
-    if (this.count === 0) return;
-    this.count = 0;
-    this.recs.fill(null);
-  }
-
-  /** The step completed by the event just pushed (id, at), from its oldest entry; or undefined. */
-  completion(id: number, at: number): Partial | undefined {
-    if (this.count < this.size) return undefined;
-    const o = this.head; // full: the next write position holds the oldest entry
-    const rec = this.recs[o] ?? null;
-    if (rec === NONE) return undefined;
-    const firstId = this.ids[o] as number;
-    const firstAt = this.times[o] as number;
-    return {
-      start: rec === null ? firstAt : rec.start,
-      trail: [...(rec?.trail ?? []), firstId, firstAt, id, at],
-    };
+  constructor(layout: Layout, at: number) {
+    this.lastSeen = at;
+    this.refs = new Array<Trail | null | undefined>(layout.refs).fill(undefined);
+    this.nums = new Array<number>(layout.nums).fill(0);
   }
 }
 
-class Partition {
-  lastSeen: number;
-  /** Per step: the latest-start partial that completed it (relaxed successors extend it). */
-  readonly best: (Partial | undefined)[];
-  /** Per step: the partial the latest event of the partition completed (strict successors). */
-  readonly fresh: (Partial | undefined)[];
-  /** Per counted step (times.min > 1): its ring. */
-  readonly rings: (Ring | undefined)[];
-  /** `absent` rules: a completed sequence waiting for its deadline. */
-  pending: PatternMatch | undefined;
+/** Where each step's parts lie in a Partition's arrays. */
+interface Layout {
+  readonly refs: number;
+  readonly nums: number;
+  /** The first `fresh` slot (-1: no strict step, none kept). */
+  readonly fresh: number;
+  /** Per step: the first ring slot in refs and in nums (-1: not counted). */
+  readonly ringRefs: readonly number[];
+  readonly ringNums: readonly number[];
+}
 
-  constructor(mins: readonly number[], at: number) {
-    this.lastSeen = at;
-    this.best = new Array<Partial | undefined>(mins.length).fill(undefined);
-    this.fresh = new Array<Partial | undefined>(mins.length).fill(undefined);
-    this.rings = mins.map((min) => (min > 1 ? new Ring(min) : undefined));
+function layoutOf(mins: readonly number[], anyStrict: boolean): Layout {
+  const n = mins.length;
+  let refs = anyStrict ? 2 * n : n;
+  let nums = 0;
+  const ringRefs: number[] = [];
+  const ringNums: number[] = [];
+  for (const min of mins) {
+    ringRefs.push(min > 1 ? refs : -1);
+    ringNums.push(min > 1 ? nums : -1);
+    if (min > 1) {
+      refs += min;
+      nums += 2 + 2 * min;
+    }
   }
-
-  reset(): void {
-    this.best.fill(undefined);
-    this.fresh.fill(undefined);
-    for (const ring of this.rings) ring?.clear();
-  }
+  return { refs, nums, fresh: anyStrict ? n : -1, ringRefs, ringNums };
 }
 
 interface CompiledStep {
@@ -114,6 +94,7 @@ export class PatternMatcher {
   private readonly partitions = new Map<string, Partition>();
   private readonly steps: readonly CompiledStep[];
   private readonly mins: readonly number[];
+  private readonly layout: Layout;
   private readonly keyOf: (e: DetailedMetricEvent) => string | null;
   private readonly withinMs: number;
   private readonly absentMs: number;
@@ -143,6 +124,7 @@ export class PatternMatcher {
         ? null
         : predicateOf(config.absent.eventType, config.absent.where);
     this.anyStrict = this.steps.some((s) => s.strict);
+    this.layout = layoutOf(this.mins, this.anyStrict);
     this.eventTypes = new Set([
       ...config.steps.map((s) => s.eventType),
       ...(config.absent === undefined ? [] : [config.absent.eventType]),
@@ -176,7 +158,7 @@ export class PatternMatcher {
     if (partition === undefined) {
       // Only a first step starts anything: the other events of an unknown key cost no memory.
       if (!hits[0]) return null;
-      partition = new Partition(this.mins, at);
+      partition = new Partition(this.layout, at);
       this.partitions.set(key, partition);
       if (this.partitions.size > this.config.maxPartitions) this.evictOldest();
     } else {
@@ -204,43 +186,82 @@ export class PatternMatcher {
     const id = event.id;
     const within = this.withinMs;
     const n = this.steps.length;
+    const { refs } = p;
+    const fresh = this.layout.fresh;
     for (let i = n - 1; i >= 0; i--) {
       const step = this.steps[i] as CompiledStep;
-      let completed: Partial | undefined;
-      const ring = p.rings[i];
+      const counted = step.min > 1;
+      let completed: Trail | undefined;
       if (!hits[i]) {
-        if (step.strict) ring?.clear();
+        if (step.strict && counted) this.clearRing(p, i);
       } else {
         // What this event could extend: nothing before a first step (it starts a partial).
-        const prev = i === 0 ? null : step.strict ? p.fresh[i - 1] : p.best[i - 1];
+        const prev = i === 0 ? null : step.strict ? refs[fresh + i - 1] : refs[i - 1];
         const usable =
-          prev === null || (prev !== undefined && prev !== NONE && at - prev.start <= within);
-        if (ring !== undefined) {
-          if (usable) ring.push(prev, id, at);
-          else if (step.strict) ring.push(NONE, id, at);
-          completed = usable || step.strict ? ring.completion(id, at) : undefined;
+          prev === null || (prev !== undefined && prev !== NONE && at - startOf(prev) <= within);
+        if (counted) {
+          if (usable) this.push(p, i, prev ?? null, id, at);
+          else if (step.strict) this.push(p, i, NONE, id, at);
+          completed = usable || step.strict ? this.completion(p, i, id, at) : undefined;
         } else if (usable) {
-          completed =
-            prev === null
-              ? { start: at, trail: [id, at, id, at] }
-              : { start: prev.start, trail: [...prev.trail, id, at, id, at] };
+          completed = prev === null ? [id, at, id, at] : [...(prev ?? []), id, at, id, at];
         }
-        if (completed !== undefined && at - completed.start > within) completed = undefined;
+        if (completed !== undefined && at - startOf(completed) > within) completed = undefined;
       }
       if (i === n - 1 && completed !== undefined) {
-        p.reset();
+        this.clear(p);
         return this.completed(p, key, completed, at);
       }
-      p.fresh[i] = completed;
-      const best = p.best[i];
-      if (completed !== undefined && (best === undefined || completed.start >= best.start))
-        p.best[i] = completed;
+      if (fresh >= 0) refs[fresh + i] = completed;
+      const best = refs[i];
+      if (completed !== undefined && (best == null || startOf(completed) >= startOf(best)))
+        refs[i] = completed;
     }
     return null;
   }
 
-  private completed(p: Partition, key: string, partial: Partial, at: number): PatternMatch | null {
-    const match: PatternMatch = { partitionKey: key, trail: partial.trail, completedAt: at };
+  /** Step i's ring takes an event and the partial it could extend (null: it starts one). */
+  private push(p: Partition, i: number, rec: Trail | null, id: number, at: number): void {
+    const min = this.mins[i] as number;
+    const r = this.layout.ringRefs[i] as number;
+    const b = this.layout.ringNums[i] as number;
+    const { nums } = p;
+    const head = nums[b] as number;
+    p.refs[r + head] = rec;
+    nums[b + 2 + head] = id;
+    nums[b + 2 + min + head] = at;
+    nums[b] = (head + 1) % min;
+    if ((nums[b + 1] as number) < min) nums[b + 1] = (nums[b + 1] as number) + 1;
+  }
+
+  private clearRing(p: Partition, i: number): void {
+    const b = this.layout.ringNums[i] as number;
+    if (p.nums[b + 1] === 0) return;
+    p.nums[b + 1] = 0;
+    const r = this.layout.ringRefs[i] as number;
+    p.refs.fill(undefined, r, r + (this.mins[i] as number));
+  }
+
+  /** The step completed by the event just pushed (id, at), from its ring's oldest entry. */
+  private completion(p: Partition, i: number, id: number, at: number): Trail | undefined {
+    const min = this.mins[i] as number;
+    const b = this.layout.ringNums[i] as number;
+    if ((p.nums[b + 1] as number) < min) return undefined;
+    const o = p.nums[b] as number; // full: the next write position holds the oldest entry
+    const rec = p.refs[(this.layout.ringRefs[i] as number) + o];
+    if (rec === NONE || rec === undefined) return undefined;
+    const first = [p.nums[b + 2 + o] as number, p.nums[b + 2 + min + o] as number, id, at];
+    return rec === null ? first : [...rec, ...first];
+  }
+
+  /** Forgets every partial of the key (after a match: one match per completed sequence). */
+  private clear(p: Partition): void {
+    p.refs.fill(undefined);
+    p.nums.fill(0);
+  }
+
+  private completed(p: Partition, key: string, trail: Trail, at: number): PatternMatch | null {
+    const match: PatternMatch = { partitionKey: key, trail, completedAt: at };
     if (this.absentMatches === null) {
       // Nothing left to remember for the key: it costs no memory until it starts again.
       this.partitions.delete(key);
