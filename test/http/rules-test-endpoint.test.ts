@@ -409,7 +409,9 @@ void t.test('/test/{id}: the stored rule is tested and left byte for byte unchan
   assertFailure(
     t,
     await api.testStored(anomaly),
-    ['ANOMALY rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE, PATTERN'],
+    [
+      'ANOMALY rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE, PATTERN',
+    ],
     'stored ANOMALY',
   );
 

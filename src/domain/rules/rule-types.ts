@@ -2,8 +2,6 @@
  * @module The vocabulary of rules (spec 2.5-2.7, DESIGN 6): enums, operators and the normalised
  * ruleConfig shapes that validation produces and the DRL generator and evaluator consume.
  */
-import type { PatternConfig } from './pattern/pattern-config.ts';
-
 export const RULE_TYPES = ['THRESHOLD', 'RATE_CHANGE', 'ANOMALY', 'PATTERN'] as const;
 export type RuleType = (typeof RULE_TYPES)[number];
 
@@ -116,11 +114,14 @@ export type Condition = ConditionLeaf | ConditionNode;
 export type ThresholdConfig = Condition;
 /** RATE_CHANGE: one leaf; `threshold` is compared with the percent change between two windows. */
 export type RateChangeConfig = ConditionLeaf;
-/** ANOMALY: not accepted; a rule stored before keeps the object it was given. */
+/**
+ * PATTERN (pattern/pattern-config.ts, read through storedPatternConfig); ANOMALY: not accepted, a
+ * rule stored before keeps the object it was given.
+ */
 export type OpaqueConfig = { readonly [key: string]: unknown };
 
 /** A normalised ruleConfig: the shape depends on the rule type it was validated against. */
-export type RuleConfig = ThresholdConfig | RateChangeConfig | PatternConfig | OpaqueConfig;
+export type RuleConfig = ThresholdConfig | RateChangeConfig | OpaqueConfig;
 
 export const isConditionNode = (condition: Condition): condition is ConditionNode =>
   'logicalOperator' in condition;

@@ -16,18 +16,23 @@ export const EVENT_FIELDS = ['eventType', 'source', 'userId', 'sessionId', 'seve
 export const CONTIGUITIES = ['relaxed', 'strict'] as const;
 export type Contiguity = (typeof CONTIGUITIES)[number];
 
+/**
+ * Type aliases rather than interfaces: a PatternConfig is then a RuleConfig's opaque object
+ * without rule-types.ts importing this module (no import cycle).
+ */
+
 /** A value a condition compares with (JSON scalars). */
 export type PatternValue = string | number | boolean | null;
 
 /** One condition on the current event: `metadata.success EQUALS false`. */
-export interface PatternCondition {
+export type PatternCondition = {
   /** `source`, `tags.region`, `metadata.http.status`, ... */
   readonly field: string;
   readonly operator: OperatorName;
   readonly value: PatternValue;
-}
+};
 
-export interface PatternStep {
+export type PatternStep = {
   readonly eventType: string;
   readonly where: readonly PatternCondition[];
   /** How many matching events the step takes (1 when `times` was not given). */
@@ -37,23 +42,23 @@ export interface PatternStep {
    * step's events immediately follow the previous step's last one and each other (Flink's next).
    */
   readonly contiguity: Contiguity;
-}
+};
 
 /** "The sequence, then no `eventType` (matching `where`) within `withinMinutes`": fires at the deadline. */
-export interface PatternAbsent {
+export type PatternAbsent = {
   readonly eventType: string;
   readonly where: readonly PatternCondition[];
   readonly withinMinutes: number;
-}
+};
 
-export interface PatternConfig extends Pick<LifecycleKeys, 'keepFiringSeconds'> {
+export type PatternConfig = Pick<LifecycleKeys, 'keepFiringSeconds'> & {
   readonly partitionBy: PartitionField;
   /** From the first event of a sequence to its last. */
   readonly withinMinutes: number;
   readonly steps: readonly PatternStep[];
   readonly absent?: PatternAbsent;
   readonly maxPartitions: number;
-}
+};
 
 export const PATTERN_KEYS = [
   'partitionBy',

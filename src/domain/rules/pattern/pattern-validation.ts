@@ -48,7 +48,7 @@ const isObject = (value: unknown): value is Json =>
 function show(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (typeof value === 'object' && value !== null) return Array.isArray(value) ? 'array' : 'object';
-  const text = JSON.stringify(value) ?? String(value);
+  const text = JSON.stringify(value) ?? typeof value;
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
