@@ -3,21 +3,9 @@
  * by timestamp (the events_type_ts_id / events_ts_id indexes), of the types the rule reads, in
  * commit order (id), at most `limit`, read through a cursor so that memory stays one page.
  */
-import type { DetailedMetricEvent, Severity } from '../domain/event.ts';
+import type { DetailedMetricEvent } from '../domain/event.ts';
+import { COLUMNS, type EventRow } from './events-repository.ts';
 import type { Sql } from './connect.ts';
-
-interface Row {
-  id: string;
-  event_type: string;
-  source: string;
-  user_id: string | null;
-  session_id: string | null;
-  severity: Severity;
-  tags: Record<string, string>;
-  metadata: Record<string, unknown>;
-  received_ms: number;
-  latency_ms: number;
-}
 
 const PAGE = 2000;
 
@@ -35,11 +23,8 @@ export async function replayEvents(
   const byType =
     input.types === null ? sql`` : sql`AND event_type = ANY(${input.types as string[]}::text[])`;
   let read = 0;
-  const cursor = sql<Row[]>`
-    SELECT id, event_type, source, user_id, session_id, severity, tags, metadata,
-           (extract(epoch FROM received_at) * 1000)::float8 AS received_ms,
-           processing_latency_ms AS latency_ms
-    FROM events WHERE ts >= ${since} ${byType}
+  const cursor = sql<EventRow[]>`
+    SELECT ${COLUMNS(sql)} FROM events WHERE ts >= ${since} ${byType}
     ORDER BY id LIMIT ${input.limit}`.cursor(PAGE);
   for await (const rows of cursor) {
     for (const r of rows) {
@@ -54,7 +39,7 @@ export async function replayEvents(
         tags: r.tags,
         metadata: r.metadata,
         receivedAt: r.received_ms,
-        latencyMs: r.latency_ms,
+        latencyMs: r.processing_latency_ms,
       });
     }
   }

@@ -9,22 +9,10 @@ import { expectJson, rulesApi, type Rule } from '../support/rules.ts';
 import { startTestService } from '../support/service.ts';
 import { alertsOf, waitUntil, type Alert } from './alerts-helpers.ts';
 import { postJson } from './helpers.ts';
+import { LOGIN_CONFIG } from '../domain/rules/pattern/fixtures.ts';
 
 const svc = await startTestService(t, { RULE_EVALUATION_MS: '200' });
 const rules = rulesApi(svc);
-
-const LOGIN_CONFIG = {
-  partitionBy: 'userId',
-  withinMinutes: 5,
-  steps: [
-    {
-      eventType: 'login',
-      where: [{ field: 'metadata.success', operator: 'EQUALS', value: false }],
-      times: { min: 3 },
-    },
-    { eventType: 'login', where: [{ field: 'metadata.success', operator: 'EQUALS', value: true }] },
-  ],
-};
 
 interface Status {
   ruleId: number;
@@ -131,7 +119,26 @@ void t.test('3 failed logins then a success: one alert, explained', async (t) =>
   t.equal(status.pattern?.partitions, 0, 'a matched key holds nothing');
 });
 
+/** Sequences completed between two evaluations share one alert: the matches of `key` in any. */
+type Matches = { matches: { partitionKey: string }[] };
+const matchesOf = (alerts: Alert[], key: string) =>
+  alerts
+    .flatMap((a) => (a.explanation as unknown as Matches).matches)
+    .filter((m) => m.partitionKey === key);
+
+/**
+ * A sequence completing while the rule's incident is FIRING keeps it open rather than alerting
+ * on its own: waits until an alert names `key` and every incident of the rule has resolved.
+ */
+const alertedAndResolved = (key: string): Promise<Alert[]> =>
+  waitUntil(
+    () => alertsOf(svc, login.id),
+    (alerts) => matchesOf(alerts, key).length > 0 && alerts.every((a) => a.state === 'RESOLVED'),
+    `${key}'s alert, resolved`,
+  );
+
 void t.test('a retried request (same idempotency key) does not count twice', async (t) => {
+  await alertedAndResolved('alice');
   const first = await fail('bob', 'bob-1');
   t.equal(await fail('bob', 'bob-1'), first, 'the retry answers the stored event');
   await fail('bob', 'bob-2');
@@ -146,26 +153,10 @@ void t.test('a retried request (same idempotency key) does not count twice', asy
     "carol's match",
   );
   t.equal(after.pattern?.matches, 2, "bob's repeated failures did not complete a sequence");
+  await alertedAndResolved('carol');
   const third = await fail('bob');
   const ok = await success('bob');
-  await waitUntil(
-    () => statusOf(login.id),
-    (s) => s.pattern?.matches === 3,
-    "bob's match",
-  );
-  // Sequences completed between two evaluations share one alert: find bob's in any of them.
-  type Matches = { matches: { partitionKey: string }[] };
-  const bobsOf = (alerts: Alert[]) =>
-    alerts
-      .flatMap((a) => (a.explanation as unknown as Matches).matches)
-      .filter((m) => m.partitionKey === 'bob');
-  const bobs = bobsOf(
-    await waitUntil(
-      () => alertsOf(svc, login.id),
-      (alerts) => bobsOf(alerts).length > 0,
-      "bob's alert",
-    ),
-  );
+  const bobs = matchesOf(await alertedAndResolved('bob'), 'bob');
   t.match(bobs, [
     {
       partitionKey: 'bob',

@@ -7,19 +7,9 @@ import { parseDrl } from '../../../../src/domain/rules/drl-parser.ts';
 import { conditionText } from '../../../../src/domain/rules/condition-text.ts';
 import { validateRuleConfig } from '../../../../src/domain/rules/rule-config-validation.ts';
 import type { RuleConfig } from '../../../../src/domain/rules/rule-types.ts';
+import { LOGIN_CONFIG } from './fixtures.ts';
 
-const LOGIN = {
-  partitionBy: 'userId',
-  withinMinutes: 5,
-  steps: [
-    {
-      eventType: 'login',
-      where: [{ field: 'metadata.success', operator: 'EQUALS', value: false }],
-      times: { min: 3 },
-    },
-    { eventType: 'login', where: [{ field: 'metadata.success', operator: 'EQUALS', value: true }] },
-  ],
-};
+const LOGIN = LOGIN_CONFIG;
 
 const errorsOf = (config: unknown): readonly string[] => {
   const v = validateRuleConfig('PATTERN', config);

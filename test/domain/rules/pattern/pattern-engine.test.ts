@@ -5,33 +5,12 @@ import t from 'tap';
 import type { DetailedMetricEvent, MetricEvent } from '../../../../src/domain/event.ts';
 import { RuleEngine } from '../../../../src/domain/rules/rule-engine.ts';
 import { T0, activeRule, newAggregator } from '../engine-fixtures.ts';
+import { LOGIN_CONFIG, detailedEvent } from './fixtures.ts';
 
-const LOGIN = {
-  partitionBy: 'userId',
-  withinMinutes: 5,
-  steps: [
-    {
-      eventType: 'login',
-      where: [{ field: 'metadata.success', operator: 'EQUALS', value: false }],
-      times: { min: 3 },
-    },
-    { eventType: 'login', where: [{ field: 'metadata.success', operator: 'EQUALS', value: true }] },
-  ],
-  keepFiringSeconds: 10,
-};
+const LOGIN = { ...LOGIN_CONFIG, keepFiringSeconds: 10 };
 
-const login = (id: number, userId: string, at: number, success: boolean): DetailedMetricEvent => ({
-  id,
-  eventType: 'login',
-  source: 'web',
-  userId,
-  sessionId: null,
-  severity: 'INFO',
-  tags: {},
-  metadata: { success },
-  receivedAt: at,
-  latencyMs: 0,
-});
+const login = (id: number, userId: string, at: number, success: boolean): DetailedMetricEvent =>
+  detailedEvent(id, userId, 'login', at, { success });
 
 t.test('3 failed logins then a success: fires once, explained; a repeat counts once', async (t) => {
   const { aggregator } = newAggregator();

@@ -3,6 +3,7 @@
 import t from 'tap';
 import fc from 'fast-check';
 import type { DetailedMetricEvent } from '../../../../src/domain/event.ts';
+import { detailedEvent } from './fixtures.ts';
 import type {
   PatternConfig,
   PatternStep,
@@ -11,24 +12,7 @@ import { PatternMatcher } from '../../../../src/domain/rules/pattern/pattern-mat
 
 const WITHIN_MS = 60_000;
 
-const event = (
-  id: number,
-  userId: string,
-  eventType: string,
-  at: number,
-  metadata: Record<string, unknown> = {},
-): DetailedMetricEvent => ({
-  id,
-  eventType,
-  source: 'web',
-  userId,
-  sessionId: null,
-  severity: 'INFO',
-  tags: {},
-  metadata,
-  receivedAt: at,
-  latencyMs: 0,
-});
+const event = detailedEvent;
 
 const config = (steps: PatternStep[], extra: Partial<PatternConfig> = {}): PatternConfig => ({
   partitionBy: 'userId',
