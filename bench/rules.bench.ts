@@ -26,6 +26,7 @@ import {
 import { startService, type BenchService } from './harness/bench-service.ts';
 import { ruleBodies } from './load-generators/rule-mix.ts';
 import { metricsGetScenario } from './load-generators/service-calls.ts';
+import { patternScenario } from './rules-pattern.ts';
 
 // Knobs (env): RULES, RULE_CONCURRENCY, FIRING_PER_MILLE; INGEST_RATE, INGEST_BATCH, INGEST_SEC,
 // INGEST_CONNECTIONS, INGEST_TYPES, INGEST_SOURCES, INGEST_USERS; ROUNDS, DURATION (s), WARMUP (s),
@@ -329,4 +330,7 @@ async function main(): Promise<number> {
   return problems.length === 0 ? 0 : 1;
 }
 
-process.exitCode = await main();
+// SCENARIO: `threshold` (the rules above), `pattern` (bench/rules-pattern.ts) or both (default).
+const SCENARIO = process.env.SCENARIO ?? 'all';
+const threshold = SCENARIO === 'pattern' ? 0 : await main();
+process.exitCode = Math.max(threshold, SCENARIO === 'threshold' ? 0 : await patternScenario());

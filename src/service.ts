@@ -145,6 +145,7 @@ async function startOn(
     queueMaxBytes: config.INGEST_QUEUE_MAX_BYTES,
     maxInFlight: config.STORAGE_WORKERS * config.DB_CONNECTIONS_PER_WORKER,
     writeTimeoutMs: config.DB_QUERY_TIMEOUT_MS,
+    eventDetail: () => metrics.eventDetail(),
   });
   const notStarted = await pool.started(STORAGE_START_DEADLINE_MS);
   if (notStarted !== null) throw new Error(`the storage workers did not start: ${notStarted}`);

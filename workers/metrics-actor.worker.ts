@@ -19,6 +19,7 @@ import {
   type MetricsChannelMessage,
   type MetricsCommand,
   type MetricsNotice,
+  type RuleSetReply,
   type SerialisedSnapshot,
 } from '../src/protocol/metrics-actor.ts';
 
@@ -44,15 +45,17 @@ const serialise = (): SerialisedSnapshot => {
 };
 const publishSnapshot = (): void => post({ type: 'snapshot', snapshot: serialise() });
 
+const engine = new RuleEngine();
 const events = new BroadcastChannel(data.metricsChannel);
 events.onmessage = (message: unknown) => {
   const msg = (message as { data: MetricsChannelMessage }).data;
-  if (msg.type === 'events-stored') aggregator.record(msg.events);
+  if (msg.type !== 'events-stored') return;
+  aggregator.record(msg.events);
+  engine.observe(msg.events);
 };
 
 const refresh = setInterval(publishSnapshot, data.refreshMs);
 
-const engine = new RuleEngine();
 const tickTimer = new TickTimer(data.evaluationCpuStats);
 /** What the rule test of a stored rule says of its lifecycle and throttling now. */
 const stateNote = (ruleId: number, now: number): string | undefined => {
@@ -120,6 +123,11 @@ const watchProducers = (): void => {
   post({ type: 'watching', keys: { types, sources } });
 };
 
+const ruleSetReply = (): RuleSetReply => ({
+  rules: engine.size(),
+  eventDetail: engine.needsEventDetail(),
+});
+
 port.on('message', (command: MetricsCommand) => {
   const { requestId } = command;
   try {
@@ -144,13 +152,18 @@ port.on('message', (command: MetricsCommand) => {
       case 'set-rules':
         resolveLeft([...engine.setRules(command.rules, Date.now()), ...command.orphans]);
         watchProducers();
-        post({ type: 'reply', requestId, result: { ok: true, value: { rules: engine.size() } } });
+        post({ type: 'reply', requestId, result: { ok: true, value: ruleSetReply() } });
         return;
       case 'put-rules':
         resolveLeft(engine.putRules(command.ids, command.rules, Date.now()));
         watchProducers();
-        post({ type: 'reply', requestId, result: { ok: true, value: { rules: engine.size() } } });
+        post({ type: 'reply', requestId, result: { ok: true, value: ruleSetReply() } });
         return;
+      case 'rule-status': {
+        const value = engine.statusOf(command.ruleId) ?? null;
+        post({ type: 'reply', requestId, result: { ok: true, value } });
+        return;
+      }
       case 'seed-last-events':
         aggregator.seedLastEvents(command.newest);
         post({ type: 'reply', requestId, result: { ok: true, value: null } });

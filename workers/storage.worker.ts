@@ -17,8 +17,14 @@ import * as alerts from '../src/db/alerts-repository.ts';
 import * as apiKeys from '../src/db/api-keys-repository.ts';
 import * as contactPoints from '../src/db/contact-points-repository.ts';
 import * as silences from '../src/db/silences-repository.ts';
-import type { MetricEvent, NewEvent } from '../src/domain/event.ts';
+import type { DetailedMetricEvent, MetricEvent, NewEvent } from '../src/domain/event.ts';
 import type { RuleRecord } from '../src/domain/rules/rule.ts';
+import { replayEvents } from '../src/db/pattern-replay-repository.ts';
+import {
+  PatternReplayer,
+  REPLAY_MAX_EVENTS,
+  REPLAY_MINUTES,
+} from '../src/domain/rules/pattern/pattern-replay.ts';
 import { nameThisThread, THREAD_NAMES } from '../src/instrumentation/thread-name.ts';
 import { createLogger } from '../src/log.ts';
 import type { MetricsChannelMessage } from '../src/protocol/metrics-actor.ts';
@@ -94,7 +100,7 @@ void foldCounts();
  * to producers that do not use them. Only the events stored now go to the metrics actor (a repeat
  * was counted when it was first stored).
  */
-export const insertEvents: StorageHandlers['insertEvents'] = async ({ events: batch }) => {
+export const insertEvents: StorageHandlers['insertEvents'] = async ({ events: batch, detail }) => {
   const writtenAt = Date.now();
   const keyed = batch.some((e) => e.idempotency !== undefined);
   const result = await guarded('insertEvents', () =>
@@ -107,20 +113,39 @@ export const insertEvents: StorageHandlers['insertEvents'] = async ({ events: ba
     for (let i = 0; i < batch.length; i++) {
       if (typeof outcomes[i] !== 'number') continue;
       const e = batch[i] as NewEvent;
-      stored.push({
+      const metric: MetricEvent = {
         eventType: e.eventType,
         source: e.source,
         userId: e.userId,
         severity: e.severity,
         receivedAt: e.receivedAt,
         latencyMs: Math.max(0, writtenAt - e.receivedAt),
-      });
+      };
+      // Only while a PATTERN rule is ACTIVE: otherwise the message stays as small as it was.
+      stored.push(detail === true ? detailed(metric, e, outcomes[i] as number) : metric);
     }
     flushTimer ??= setTimeout(flushStored, STORED_FLUSH_MS);
     scheduleFold();
   }
   return result;
 };
+
+const detailed = (metric: MetricEvent, e: NewEvent, id: number): DetailedMetricEvent => ({
+  ...metric,
+  id,
+  sessionId: e.sessionId,
+  tags: e.tags,
+  metadata: e.metadata,
+});
+
+export const replayPattern: StorageHandlers['replayPattern'] = ({ config, now }) =>
+  guarded('replayPattern', async () => {
+    const replayer = new PatternReplayer(config);
+    const from = now - REPLAY_MINUTES * 60_000;
+    const input = { types: replayer.reads(), since: from, limit: REPLAY_MAX_EVENTS };
+    const read = await replayEvents(sql, input, (event) => replayer.observe(event));
+    return replayer.finish(from, now, read >= REPLAY_MAX_EVENTS);
+  });
 
 export const newestEvents: StorageHandlers['newestEvents'] = (lookup) =>
   guarded('newestEvents', () => readNewestEvents(sql, lookup));
@@ -395,4 +420,5 @@ export const endSilence: StorageHandlers['endSilence'] = async ({ id, now }) => 
   listSilences,
   endSilence,
   newestEvents,
+  replayPattern,
 }) satisfies StorageHandlers;

@@ -38,6 +38,11 @@ export interface IngestBatcherOptions {
    * may still be stored: a 500 promises nothing. Absent: requests wait.
    */
   readonly writeTimeoutMs?: number;
+  /**
+   * Whether the metrics actor needs each committed event's detail (a PATTERN rule is ACTIVE):
+   * read once per batch and passed to the storage worker. Absent: never.
+   */
+  readonly eventDetail?: () => boolean;
   /** The clock and timers the batcher reads. Absent: performance.now and the real timers. */
   readonly timers?: BatcherTimers;
 }
@@ -140,7 +145,7 @@ export function createIngestBatcher(
     const events = requests.flatMap((r) => r.events);
     const bytes = requests.reduce((sum, r) => sum + r.bytes, 0);
     const settled = pool
-      .run('insertEvents', { events })
+      .run('insertEvents', { events, detail: options.eventDetail?.() === true })
       .then(
         (result) => {
           let offset = 0;

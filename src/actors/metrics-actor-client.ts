@@ -11,6 +11,7 @@ import type { AlertTransition } from '../domain/rules/alert.ts';
 import type { MetricsHistory } from '../domain/metrics/snapshot/snapshot.ts';
 import type { ActiveRule } from '../domain/rules/rule.ts';
 import type { RuleTestInput, RuleTestResult } from '../domain/rules/rule-test.ts';
+import type { RuleRuntimeStatus } from '../domain/rules/rule-engine.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type {
@@ -55,6 +56,13 @@ export interface MetricsActor {
   setRules(rules: readonly ActiveRule[], orphans?: readonly number[]): Promise<void>;
   /** Replaces the rules of `ids`: those in `rules` are ACTIVE, the others are dropped. */
   putRules(ids: readonly number[], rules: readonly ActiveRule[]): Promise<void>;
+  /**
+   * Whether committed events must carry what PATTERN rules read (an ACTIVE PATTERN rule exists,
+   * as of the last rule change the actor answered).
+   */
+  eventDetail(): boolean;
+  /** The runtime status of an ACTIVE rule (lifecycle state, PATTERN partitions), or null. */
+  ruleStatus(ruleId: number): Promise<RuleRuntimeStatus | null>;
   /** The evaluator's time per tick over its last `last` ticks (1..600). */
   evaluationStats(last: number): Promise<EvaluationStats>;
   /** The last `minutes` (1..1440) minute by minute, the current (partial) minute last. */
@@ -229,6 +237,8 @@ export async function startMetricsActor(
 
   await spawn();
   started = true;
+  /** Kept across actor restarts: the rules are sent again, and the reply says it anew. */
+  let eventDetail = false;
   return {
     snapshotJson: () => latest.json,
     snapshotBytes: () => (latestBytes ??= Buffer.from(latest.json)),
@@ -240,11 +250,13 @@ export async function startMetricsActor(
     },
     testRule: (input) => send('test-rule', { input }),
     async setRules(rules, orphans = []) {
-      await send('set-rules', { rules, orphans });
+      eventDetail = (await send('set-rules', { rules, orphans })).eventDetail;
     },
     async putRules(ids, rules) {
-      await send('put-rules', { ids, rules });
+      eventDetail = (await send('put-rules', { ids, rules })).eventDetail;
     },
+    eventDetail: () => eventDetail,
+    ruleStatus: (ruleId) => send('rule-status', { ruleId }),
     evaluationStats: (last) => send('evaluation-stats', { last }),
     history: (minutes) => send('history', { minutes }),
     onAlert: (listener) => alertListeners.push(listener),

@@ -5,6 +5,7 @@
 import { isErrorSeverity, type Severity } from '../domain/event.ts';
 import { eventIdOf } from '../domain/event-id.ts';
 import type { EventPage, EventRecord, NewEvent } from '../domain/event.ts';
+import type postgres from 'postgres';
 import type { Sql, Tx } from './connect.ts';
 
 /** Below this offset a plain OFFSET scan is cheap; above it we locate the page through counts. */
@@ -160,7 +161,8 @@ export async function foldEventCounts(sql: Sql): Promise<void> {
     DO UPDATE SET n = event_counts.n + EXCLUDED.n`;
 }
 
-interface EventRow {
+/** An events row as COLUMNS reads it (also the PATTERN replay's, pattern-replay-repository.ts). */
+export interface EventRow {
   id: string;
   event_type: string;
   ts_ms: number;
@@ -197,7 +199,7 @@ const toRecord = (row: EventRow): EventRecord => {
  * The columns of an EventRow. Times travel as epoch ms: postgres.js parses timestamptz text with
  * `new Date(text)`, which reads year 0050 as 1950 and a BC year as Invalid Date.
  */
-const COLUMNS = (sql: Sql | Tx) => sql`
+export const COLUMNS = (sql: Sql | Tx): postgres.PendingQuery<postgres.Row[]> => sql`
   id, event_type, (extract(epoch FROM ts) * 1000)::float8 AS ts_ms, source, user_id, session_id,
   severity, tags, metadata, (extract(epoch FROM received_at) * 1000)::float8 AS received_ms,
   processing_latency_ms`;

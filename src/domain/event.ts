@@ -51,3 +51,15 @@ export interface MetricEvent extends Pick<
   /** Whole ms from receivedAt to the row's write (DESIGN 2), >= 0. */
   readonly latencyMs: number;
 }
+
+/**
+ * A MetricEvent with what PATTERN rules read (issue 20): its table id, session, tags and metadata.
+ * Storage workers send these only while the actor has an ACTIVE PATTERN rule (the front passes
+ * the flag with each batch): without one, the per-event message stays as small as before.
+ */
+export interface DetailedMetricEvent
+  extends MetricEvent, Pick<NewEvent, 'sessionId' | 'tags' | 'metadata'> {
+  readonly id: number;
+}
+
+export const isDetailed = (event: MetricEvent): event is DetailedMetricEvent => 'id' in event;

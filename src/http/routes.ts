@@ -11,6 +11,7 @@ import { evaluationStatsRoutes } from './handlers/evaluation-stats.ts';
 import { keyRoutes, type KeyDeps } from './handlers/keys.ts';
 import { metricsRoutes, type MetricsDeps } from './handlers/metrics.ts';
 import { ruleTestRoutes, type RuleTestDeps } from './handlers/rule-test.ts';
+import { ruleStatusRoutes } from './handlers/rule-status.ts';
 import { ruleRoutes, type RuleDeps } from './handlers/rules.ts';
 import { silenceRoutes, type SilenceDeps } from './handlers/silences.ts';
 import { systemRoutes, type SystemDeps } from './handlers/system.ts';
@@ -39,6 +40,7 @@ export function buildRoutes(deps: RouteDeps): Route[] {
     ...alertRoutes(deps),
     ...silenceRoutes(deps),
     ...evaluationStatsRoutes(deps),
+    ...ruleStatusRoutes(deps),
     ...keyRoutes(deps),
     ...contactPointRoutes(deps),
   ];

@@ -7,12 +7,14 @@ import type { MetricsHistory } from '../domain/metrics/snapshot/snapshot.ts';
 import type { KeyLookup, NewestEvents } from '../domain/metrics/state/last-event-times.ts';
 import type { AlertTransition } from '../domain/rules/alert.ts';
 import type { ActiveRule } from '../domain/rules/rule.ts';
+import type { RuleRuntimeStatus } from '../domain/rules/rule-engine.ts';
 import type { RuleTestInput, RuleTestResult } from '../domain/rules/rule-test.ts';
 import type { TickSummary } from '../instrumentation/tick-stats.ts';
 
 /** Storage workers -> metrics actor, on the BroadcastChannel named in their workerData. */
 export type MetricsChannelMessage = {
   readonly type: 'events-stored';
+  /** DetailedMetricEvent while a PATTERN rule is ACTIVE (the batch's flag said so). */
   readonly events: readonly MetricEvent[];
 };
 
@@ -39,6 +41,8 @@ export type MetricsCommand =
     }
   /** The newest stored events of the keys a `watching` notice asked for. */
   | { readonly type: 'seed-last-events'; readonly requestId: number; readonly newest: NewestEvents }
+  /** The runtime status of a rule (GET /rules/{id}/status); null when it is not ACTIVE here. */
+  | { readonly type: 'rule-status'; readonly requestId: number; readonly ruleId: number }
   /** Over the last `last` ticks (1..600). */
   | { readonly type: 'evaluation-stats'; readonly requestId: number; readonly last: number }
   /** The last `minutes` (1..1440), minute by minute (the dashboard's charts after a reload). */
@@ -51,12 +55,22 @@ export interface MetricsReplies {
   readonly reset: SerialisedSnapshot;
   /** Spec 2.9, simulated against the live metrics with the evaluator's own code. */
   readonly 'test-rule': RuleTestResult;
-  readonly 'set-rules': { readonly rules: number };
-  readonly 'put-rules': { readonly rules: number };
+  readonly 'set-rules': RuleSetReply;
+  readonly 'put-rules': RuleSetReply;
+  readonly 'rule-status': RuleRuntimeStatus | null;
   readonly 'evaluation-stats': EvaluationStats;
   readonly history: MetricsHistory;
   readonly 'seed-last-events': null;
   readonly stop: null;
+}
+
+/**
+ * After a rule change: how many rules are ACTIVE, and whether committed events must now carry
+ * what PATTERN rules read (the front passes it with each batch to the storage workers).
+ */
+export interface RuleSetReply {
+  readonly rules: number;
+  readonly eventDetail: boolean;
 }
 
 /**

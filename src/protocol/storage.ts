@@ -24,6 +24,8 @@ import type {
   RuleStatistics,
 } from '../domain/rules/rule.ts';
 import type { RuleStatus } from '../domain/rules/rule-types.ts';
+import type { PatternConfig } from '../domain/rules/pattern/pattern-config.ts';
+import type { PatternReplay } from '../domain/rules/pattern/pattern-replay.ts';
 import type {
   SilenceEnding,
   SilenceFields,
@@ -52,7 +54,17 @@ export interface StorageHandlers {
    */
   insertEvents(input: {
     readonly events: readonly NewEvent[];
+    /** Send the metrics actor DetailedMetricEvents (an ACTIVE PATTERN rule reads them). */
+    readonly detail?: boolean;
   }): Promise<Result<readonly InsertOutcome[], DbFailure>>;
+  /**
+   * The PATTERN rule test: the stored events of the REPLAY_MINUTES before `now` replayed through
+   * the rule's matcher (pattern-replay.ts).
+   */
+  replayPattern(input: {
+    readonly config: PatternConfig;
+    readonly now: number;
+  }): Promise<Result<PatternReplay, DbFailure>>;
   /** Deletes at most `limit` idempotency keys stored before `before` (epoch ms); answers how many. */
   pruneIdempotencyKeys(input: {
     readonly before: number;

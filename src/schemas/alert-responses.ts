@@ -8,6 +8,7 @@ import {
   type AlertRecord,
   type DeliveryResult,
   type ExplainedCondition,
+  type ExplainedPattern,
 } from '../domain/rules/alert.ts';
 import { LOGICAL_OPERATORS, OPERATOR_NAMES, RULE_SEVERITIES } from '../domain/rules/rule-types.ts';
 import { describes } from './describes.ts';
@@ -43,8 +44,42 @@ export const ExplainedConditionSchema = describes<ExplainedCondition>()(
   }),
 );
 
+const PatternEventSchema = Type.Object({
+  eventId: Type.String(),
+  at: Type.String({ format: 'date-time' }),
+});
+
+/** A PATTERN rule's evaluation: the sequences completed (docs/rules.md, PATTERN). */
+export const ExplainedPatternSchema = describes<ExplainedPattern>()(
+  Type.Object({
+    pattern: Type.Literal('PATTERN'),
+    partitionBy: Type.String(),
+    withinMinutes: Type.Number(),
+    result: Type.Boolean(),
+    matchCount: Type.Integer({ minimum: 0 }),
+    matches: Type.Array(
+      Type.Object({
+        partitionKey: Type.String(),
+        completedAt: Type.String({ format: 'date-time' }),
+        steps: Type.Array(
+          Type.Object({
+            eventType: Type.String(),
+            events: Type.Integer({ minimum: 1 }),
+            first: PatternEventSchema,
+            last: PatternEventSchema,
+          }),
+        ),
+        absent: Type.Union([
+          Type.Object({ eventType: Type.String(), deadline: Type.String({ format: 'date-time' }) }),
+          Type.Null(),
+        ]),
+      }),
+    ),
+  }),
+);
+
 /** A condition tree as evaluated: a leaf, or AND / OR / NOT with its result and conditions. */
-export const ExplanationSchema = Type.Recursive(
+export const ConditionExplanationSchema = Type.Recursive(
   (Self) =>
     Type.Union([
       ExplainedConditionSchema,
@@ -54,8 +89,11 @@ export const ExplanationSchema = Type.Recursive(
         conditions: Type.Array(Self),
       }),
     ]),
-  { $id: 'Explanation' },
+  { $id: 'ConditionExplanation' },
 );
+
+/** A rule as evaluated: a condition tree, or a PATTERN rule's matches. */
+export const ExplanationSchema = Type.Union([ConditionExplanationSchema, ExplainedPatternSchema]);
 
 const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 const Instant = Type.String({ format: 'date-time' });

@@ -185,15 +185,7 @@ void t.test('create: each field rule, errors keyed by field', (t) => {
       { ruleType: 'ANOMALY', ruleConfig: { sensitivity: 3 } },
       {
         ruleType:
-          'ANOMALY rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE',
-      },
-    ],
-    [
-      'PATTERN, whatever its config',
-      { ruleType: 'PATTERN', ruleConfig: {} },
-      {
-        ruleType:
-          'PATTERN rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE',
+          'ANOMALY rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE, PATTERN',
       },
     ],
     [
@@ -294,7 +286,8 @@ void t.test('text PostgreSQL cannot store is refused with its path', (t) => {
   // An ANOMALY config is never judged (the type is refused), so only the depth guard speaks of it.
   t.same(errorsOf(checkRuleBody('create', body({ ruleType: 'ANOMALY', ruleConfig: { deep } }))), {
     ruleConfig: 'must not nest deeper than 63 levels',
-    ruleType: 'ANOMALY rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE',
+    ruleType:
+      'ANOMALY rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE, PATTERN',
   });
   // ruleConfig itself is level 1: 62 arrays inside it are the most it may hold.
   const nested = (levels: number): unknown => {
@@ -308,13 +301,14 @@ void t.test('text PostgreSQL cannot store is refused with its path', (t) => {
     errorsOf(checkRuleBody('create', config(62))),
     {
       ruleType:
-        'ANOMALY rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE',
+        'ANOMALY rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE, PATTERN',
     },
     'at the limit',
   );
   t.same(errorsOf(checkRuleBody('create', config(63))), {
     ruleConfig: 'must not nest deeper than 63 levels',
-    ruleType: 'ANOMALY rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE',
+    ruleType:
+      'ANOMALY rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE, PATTERN',
   });
   t.end();
 });
@@ -439,18 +433,18 @@ void t.test(
         },
       },
     );
-    t.same(checkRuleBody('update', { ruleType: 'PATTERN' }, current), {
+    t.same(checkRuleBody('update', { ruleType: 'ANOMALY' }, current), {
       ok: false,
       errors: {
         ruleType:
-          'PATTERN rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE',
+          'ANOMALY rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE, PATTERN',
       },
     });
     t.same(checkRuleBody('update', { ruleConfig: { sensitivity: 4 } }, anomaly), {
       ok: false,
       errors: {
         ruleConfig:
-          'ANOMALY rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE',
+          'ANOMALY rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE, PATTERN',
       },
     });
     t.same(checkRuleBody('update', { name: 'renamed' }, anomaly), {
@@ -488,7 +482,8 @@ void t.test('test body: the create fields; ruleConfig content is left to testRul
     extra: 'extra is not a known field',
   });
   t.same(errorsOf(checkRuleBody('test', body({ ruleType: 'ANOMALY', ruleConfig: 'anything' }))), {
-    ruleType: 'ANOMALY rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE',
+    ruleType:
+      'ANOMALY rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE, PATTERN',
   });
   t.same(errorsOf(checkRuleBody('test', body({ maxAlertsPerHour: 3601 }))), {
     maxAlertsPerHour: 'maxAlertsPerHour must be an integer from 1 to 3600',

@@ -15,7 +15,7 @@ import { SelectField, TextField } from './fields.ts';
 import { isAdmin, type Session } from './session.ts';
 import type { RuleRecord } from '../../domain/rules/rule.ts';
 import {
-  EVALUATED_RULE_TYPES,
+  CONDITION_RULE_TYPES,
   RULE_SEVERITIES,
   type RuleSeverity,
   type RuleType,
@@ -150,7 +150,7 @@ export function RuleEditor({ session, rule, onDone }: RuleEditorProps): VNode {
         name="ruleType"
         value=${ruleType}
         onValue=${changeType}
-        options=${[...EVALUATED_RULE_TYPES]}
+        options=${[...CONDITION_RULE_TYPES]}
       />
       <${SelectField}
         label="Severity"

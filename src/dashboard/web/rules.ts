@@ -11,6 +11,7 @@ import { count } from './format.ts';
 import { RuleEditor } from './rule-editor.ts';
 import { isAdmin, type Session } from './session.ts';
 import type { RuleRecord } from '../../domain/rules/rule.ts';
+import { CONDITION_RULE_TYPES } from '../../domain/rules/rule-types.ts';
 
 type Action = 'enable' | 'disable' | 'archive';
 const HEADERS = ['Name', 'Type', 'Status', 'Severity', 'Last fired (times)', ''];
@@ -47,7 +48,8 @@ function RuleRow({ rule, session, onChange, onEdit }: RowProps): VNode {
           ? button('Disable', act('disable'))
           : button('Enable', act('enable')),
         rule.status === 'ARCHIVED' ? '' : button('Archive', act('archive')),
-        button('Edit', onEdit),
+        // The editor edits condition trees; a PATTERN config is edited through the API.
+        CONDITION_RULE_TYPES.has(rule.ruleType) ? button('Edit', onEdit) : '',
       ]
     : [];
   return html`<tr data-rule=${rule.id} data-status=${rule.status}>

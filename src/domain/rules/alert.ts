@@ -30,11 +30,49 @@ export interface ExplainedCondition {
 export interface ExplainedNode {
   readonly logicalOperator: LogicalOperator;
   readonly result: boolean;
-  readonly conditions: readonly Explanation[];
+  readonly conditions: readonly ConditionExplanation[];
 }
 
-/** A rule's condition tree as evaluated at a transition (FIRING or RESOLVED). */
-export type Explanation = ExplainedCondition | ExplainedNode;
+/** A THRESHOLD or RATE_CHANGE condition tree as evaluated at a transition. */
+export type ConditionExplanation = ExplainedCondition | ExplainedNode;
+
+/** One event of a PATTERN match: its eventId (`evt_<id>`) and receipt time (ISO 8601 UTC). */
+export interface ExplainedPatternEvent {
+  readonly eventId: string;
+  readonly at: string;
+}
+
+/** One step of a PATTERN match: how many events it took, the first and the last of them. */
+export interface ExplainedPatternStep {
+  readonly eventType: string;
+  readonly events: number;
+  readonly first: ExplainedPatternEvent;
+  readonly last: ExplainedPatternEvent;
+}
+
+/** One completed sequence (for an `absent` rule: one whose awaited event did not come). */
+export interface ExplainedPatternMatch {
+  /** The partition key's value, e.g. the userId. */
+  readonly partitionKey: string;
+  readonly completedAt: string;
+  readonly steps: readonly ExplainedPatternStep[];
+  /** `absent` rules: the event that did not follow, and the deadline that passed. */
+  readonly absent: { readonly eventType: string; readonly deadline: string } | null;
+}
+
+/** A PATTERN rule's evaluation: the sequences completed since the previous one (the first listed). */
+export interface ExplainedPattern {
+  readonly pattern: 'PATTERN';
+  readonly partitionBy: string;
+  readonly withinMinutes: number;
+  readonly result: boolean;
+  /** Sequences completed since the previous evaluation; `matches` lists the first of them. */
+  readonly matchCount: number;
+  readonly matches: readonly ExplainedPatternMatch[];
+}
+
+/** A rule as evaluated at a transition (FIRING or RESOLVED): a condition tree, or a PATTERN's matches. */
+export type Explanation = ConditionExplanation | ExplainedPattern;
 
 /** The state of an incident: open from FIRING until RESOLVED. */
 export const ALERT_STATES = ['FIRING', 'RESOLVED'] as const;

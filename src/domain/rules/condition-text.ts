@@ -10,6 +10,8 @@ import {
   type RuleConfig,
   type RuleType,
 } from './rule-types.ts';
+import { storedPatternConfig } from './pattern/pattern-validation.ts';
+import { patternText } from './pattern/pattern-text.ts';
 
 function text(condition: Condition): string {
   if (!isConditionNode(condition)) {
@@ -35,8 +37,11 @@ export function conditionText(ruleType: RuleType, config: RuleConfig): string {
       const w = leaf.windowMinutes;
       return `percentChange(${leaf.metric}) ${OPERATORS[leaf.operator]} ${leaf.threshold} [last ${w} min vs the ${w} before]`;
     }
+    case 'PATTERN': {
+      const pattern = storedPatternConfig(config);
+      return pattern === null ? `${ruleType} (not evaluated)` : patternText(pattern);
+    }
     case 'ANOMALY':
-    case 'PATTERN':
       return `${ruleType} (not evaluated)`;
   }
 }

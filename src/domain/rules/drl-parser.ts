@@ -15,6 +15,8 @@ import {
   type RuleSeverity,
   type RuleType,
 } from './rule-types.ts';
+import type { PatternConfig } from './pattern/pattern-config.ts';
+import { PATTERN_FUNCTION, parsePatternArgument } from './pattern/pattern-drl.ts';
 
 export interface ParsedDrl {
   readonly id: number | null;
@@ -26,6 +28,8 @@ export interface ParsedDrl {
   readonly condition: Condition | null;
   /** The lifecycle attributes; absent when the DRL has none. */
   readonly lifecycle?: ParsedLifecycle;
+  /** PATTERN: the config its `$m.pattern(...)` holds. */
+  readonly pattern?: PatternConfig;
 }
 
 export interface ParsedLifecycle {
@@ -232,7 +236,11 @@ class Parser {
     this.take('ident', 'MetricsSnapshot');
     this.take('punct', '(');
     this.take('punct', ')');
-    const condition = this.ruleCondition(ruleType);
+    const pattern =
+      ruleType === 'PATTERN' && this.tokens[this.at + 2]?.text === '$m'
+        ? this.patternCondition()
+        : undefined;
+    const condition = pattern === undefined ? this.ruleCondition(ruleType) : null;
     this.take('ident', 'then');
     this.take('ident', 'insert');
     this.take('punct', '(');
@@ -261,7 +269,15 @@ class Parser {
     for (let i = 0; i < count; i++) recoveryThresholds.push(lifecycle.recovery.get(i));
     if ([...lifecycle.recovery.keys()].some((i) => i >= count))
       throw new DrlSyntaxError('a @recoveryThreshold names a condition the rule does not have');
-    const rule = { id, name, ruleType, salience, severity, condition };
+    const rule = {
+      id,
+      name,
+      ruleType,
+      salience,
+      severity,
+      condition,
+      ...(pattern === undefined ? {} : { pattern }),
+    };
     if (!lifecycle.present) return rule;
     const { pendingSeconds, keepFiringSeconds } = lifecycle;
     return { ...rule, lifecycle: { pendingSeconds, keepFiringSeconds, recoveryThresholds } };
@@ -300,6 +316,24 @@ class Parser {
       out.recovery.set(leaf, Number(number.text));
     }
     return out;
+  }
+
+  /** `eval( $m.pattern("...") )`: the PATTERN config, read back through its validator. */
+  private patternCondition(): PatternConfig {
+    this.take('ident', 'eval');
+    this.take('punct', '(');
+    this.take('ident', '$m');
+    this.take('punct', '.');
+    this.take('ident', PATTERN_FUNCTION);
+    this.take('punct', '(');
+    const argument = this.take('string');
+    this.take('punct', ')');
+    this.take('punct', ')');
+    try {
+      return parsePatternArgument(argument.text);
+    } catch (error) {
+      throw new DrlSyntaxError(`line ${argument.line}: ${(error as Error).message}`);
+    }
   }
 
   /** What the `when` part holds for each type: a tree, one rate leaf, or the never-firing stub. */

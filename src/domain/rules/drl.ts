@@ -26,6 +26,8 @@ import {
   type RuleType,
 } from './rule-types.ts';
 import type { RuleFields } from './rule.ts';
+import { patternWhenLines, samePattern } from './pattern/pattern-drl.ts';
+import { storedPatternConfig } from './pattern/pattern-validation.ts';
 
 /** What the DRL is made of; nothing else of a rule (description, channels, throttling) is in it. */
 export interface DrlRule extends Pick<RuleFields, 'name' | 'ruleType' | 'severity' | 'priority'> {
@@ -72,13 +74,23 @@ function whenLines(ruleType: RuleType, config: RuleConfig): string[] {
     }
     case 'RATE_CHANGE':
       return [INDENT.repeat(2) + leafLine(config as ConditionLeaf, PERCENT_CHANGE_FUNCTION)];
+    case 'PATTERN': {
+      // A config stored before PATTERN rules were defined keeps the never-firing stub.
+      const pattern = storedPatternConfig(config);
+      if (pattern !== null) return patternWhenLines(pattern, INDENT.repeat(2));
+      return notEvaluatedLines(ruleType);
+    }
     case 'ANOMALY':
-    case 'PATTERN':
-      return [
-        `${INDENT.repeat(2)}// ${ruleType} rules are not evaluated yet: this rule never fires.`,
-        `${INDENT.repeat(2)}eval( false )`,
-      ];
+      return notEvaluatedLines(ruleType);
   }
+}
+
+/** The never-firing stub of a rule type that is not evaluated. */
+function notEvaluatedLines(ruleType: RuleType): string[] {
+  return [
+    `${INDENT.repeat(2)}// ${ruleType} rules are not evaluated yet: this rule never fires.`,
+    `${INDENT.repeat(2)}eval( false )`,
+  ];
 }
 
 /**
@@ -159,8 +171,17 @@ function mismatch(rule: DrlRule, drl: string): string | null {
         return 'the recovery thresholds did not survive';
       return null;
     }
+    case 'PATTERN': {
+      const pattern = storedPatternConfig(rule.config);
+      if (pattern === null)
+        return back.condition === null && back.pattern === undefined
+          ? null
+          : 'the stub condition did not survive';
+      return back.pattern !== undefined && samePattern(back.pattern, pattern)
+        ? null
+        : 'the pattern did not survive';
+    }
     case 'ANOMALY':
-    case 'PATTERN':
       return back.condition === null ? null : 'the stub condition did not survive';
   }
 }

@@ -11,7 +11,7 @@ import {
   type SlotValues,
   type WindowedMetrics,
 } from '../metrics/windows/window-reads.ts';
-import type { Explanation } from './alert.ts';
+import type { ConditionExplanation, Explanation } from './alert.ts';
 import { ConditionProgram } from './condition-program.ts';
 import { compare, explainLeaf, explainNode } from './explanation.ts';
 import {
@@ -319,7 +319,7 @@ function explainTree(
   node: PreparedCondition,
   values: readonly number[],
   recovering: boolean,
-): Explanation {
+): ConditionExplanation {
   if (node.kind === 'leaf') return explainLeaf(node, values[node.index] ?? Number.NaN, recovering);
   return explainNode(
     node.kind,

@@ -5,7 +5,8 @@
  * actor's detailed path only (a transition or a rule test), never on the per-tick boolean path.
  */
 import { isSilenceMetric } from '../metrics/windows/metric-names.ts';
-import type { ExplainedCondition, Explanation } from './alert.ts';
+import type { ConditionExplanation, ExplainedCondition, Explanation } from './alert.ts';
+import { patternWords } from './pattern/pattern-explanation.ts';
 import { OPERATORS, type LogicalOperator, type OperatorName } from './rule-types.ts';
 
 /** What explaining a leaf needs of it (a prepared leaf of the evaluator). */
@@ -62,8 +63,8 @@ export function explainLeaf(
 
 export function explainNode(
   logicalOperator: LogicalOperator,
-  conditions: readonly Explanation[],
-): Explanation {
+  conditions: readonly ConditionExplanation[],
+): ConditionExplanation {
   const result =
     logicalOperator === 'AND'
       ? conditions.every((c) => c.result)
@@ -89,7 +90,7 @@ function leafWords(leaf: ExplainedCondition): string {
 }
 
 /** The whole condition in words, each leaf with its value (for a NOT). */
-function allWords(node: Explanation): string {
+function allWords(node: ConditionExplanation): string {
   if (!('logicalOperator' in node)) return leafWords(node);
   if (node.logicalOperator === 'NOT')
     return `NOT (${node.conditions[0] === undefined ? '' : allWords(node.conditions[0])})`;
@@ -101,7 +102,7 @@ function allWords(node: Explanation): string {
 }
 
 /** Pushes what makes a true node true: its true leaves, and each true NOT with what it negates. */
-function trueWords(node: Explanation, out: string[]): void {
+function trueWords(node: ConditionExplanation, out: string[]): void {
   if (!('logicalOperator' in node)) {
     out.push(leafWords(node));
     return;
@@ -119,6 +120,7 @@ function trueWords(node: Explanation, out: string[]): void {
  */
 export function explanationText(tree: Explanation | null): string {
   if (tree === null || !tree.result) return '';
+  if ('pattern' in tree) return patternWords(tree);
   const out: string[] = [];
   trueWords(tree, out);
   return out.join('; ');

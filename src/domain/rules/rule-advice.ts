@@ -11,6 +11,7 @@ import {
 } from '../metrics/windows/metric-names.ts';
 import type { WindowedMetrics } from '../metrics/windows/window-reads.ts';
 import {
+  CONDITION_RULE_TYPES,
   EVALUATED_RULE_TYPES,
   RULE_DEFAULTS,
   isConditionNode,
@@ -21,10 +22,12 @@ import {
   type RuleType,
 } from './rule-types.ts';
 import type { RuleFields } from './rule.ts';
+import { patternRecommendations } from './pattern/pattern-advice.ts';
+import type { PatternConfig } from './pattern/pattern-config.ts';
 
 /** The leaves of a validated THRESHOLD or RATE_CHANGE config; none for the other types. */
 function configLeaves(ruleType: RuleType, config: RuleConfig): ConditionLeaf[] {
-  return EVALUATED_RULE_TYPES.has(ruleType) ? leaves(config as Condition) : [];
+  return CONDITION_RULE_TYPES.has(ruleType) ? leaves(config as Condition) : [];
 }
 
 const baseName = (metric: string): string => {
@@ -129,6 +132,8 @@ export function recommendations(rule: RuleAdviceInput): string[] {
       );
     }
   }
+  if (rule.ruleType === 'PATTERN')
+    out.push(...patternRecommendations(rule.config as PatternConfig));
   const root = rule.ruleType === 'THRESHOLD' ? (rule.config as Condition) : null;
   if (
     root !== null &&

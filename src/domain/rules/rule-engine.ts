@@ -22,7 +22,7 @@ import { explanationText } from './explanation.ts';
 import { RuleLifecycle, type LifecycleState, type LifecycleTimes } from './lifecycle.ts';
 import type { ActiveRule } from './rule.ts';
 import {
-  EVALUATED_RULE_TYPES,
+  CONDITION_RULE_TYPES,
   MAX_WINDOW_MINUTES,
   leaves,
   lifecycleOf,
@@ -32,6 +32,15 @@ import {
   type RuleType,
 } from './rule-types.ts';
 import { Throttle } from './throttle.ts';
+import type { MetricEvent } from '../event.ts';
+import { PatternRules, type PatternStatus } from './pattern/pattern-rules.ts';
+
+/** GET /rules/{id}/status: the lifecycle state, and what the rule's type adds of its own. */
+export interface RuleRuntimeStatus {
+  readonly state: LifecycleState;
+  /** PATTERN rules: their partitions. */
+  readonly pattern?: PatternStatus;
+}
 
 interface Entry {
   readonly rule: ActiveRule;
@@ -54,7 +63,7 @@ function leafSpanMs(leaf: ConditionLeaf): number {
 
 /** The span of metrics a rule reads, in ms: its longest (RATE_CHANGE reads two windows). */
 export function readSpanMs(ruleType: RuleType, config: RuleConfig): number {
-  if (!EVALUATED_RULE_TYPES.has(ruleType)) return 0;
+  if (!CONDITION_RULE_TYPES.has(ruleType)) return 0;
   const longest = Math.max(...leaves(config as Condition).map(leafSpanMs));
   return (ruleType === 'RATE_CHANGE' ? 2 : 1) * longest;
 }
@@ -76,6 +85,8 @@ export class RuleEngine {
    * producer-silent metric of a key with no event yet counts from it. Edits keep it.
    */
   private readonly activeSince = new Map<number, number>();
+  /** The PATTERN rules' matchers: fed committed events by observe(), read by tick(). */
+  private readonly patterns = new PatternRules();
 
   /**
    * Replaces the set of ACTIVE rules. A rule already known keeps its throttling and lifecycle
@@ -106,6 +117,7 @@ export class RuleEngine {
     this.entries = entries;
     this.set = set;
     this.garbage = 0;
+    this.patterns.sync(rules);
     return left;
   }
 
@@ -148,6 +160,7 @@ export class RuleEngine {
     const added = rules.map((rule) => this.entryOf(rule, this.set, now));
     this.entries = [...kept, ...added].sort((a, b) => byPriority(a.rule, b.rule));
     this.set.reads.groups();
+    this.patterns.sync(this.entries.map((entry) => entry.rule));
     return left;
   }
 
@@ -203,6 +216,27 @@ export class RuleEngine {
     return this.activeSince.get(ruleId);
   }
 
+  /**
+   * Committed events, in commit order (the metrics actor; the backtest replays the same way):
+   * PATTERN rules match them. An event seen before (same id) is not counted again.
+   */
+  observe(events: readonly MetricEvent[]): void {
+    this.patterns.observe(events);
+  }
+
+  /** Whether committed events must carry what PATTERN rules read (an ACTIVE one exists). */
+  needsEventDetail(): boolean {
+    return this.patterns.active;
+  }
+
+  /** The runtime status of an ACTIVE rule, or undefined when it is not in the set. */
+  statusOf(ruleId: number): RuleRuntimeStatus | undefined {
+    const lifecycle = this.lifecycles.get(ruleId);
+    if (lifecycle === undefined) return undefined;
+    const pattern = this.patterns.status(ruleId);
+    return pattern === undefined ? { state: lifecycle.state } : { state: lifecycle.state, pattern };
+  }
+
   /** The lifecycle state of an ACTIVE rule, or undefined (for the rule test's message). */
   stateOf(ruleId: number): LifecycleState | undefined {
     return this.lifecycles.get(ruleId)?.state;
@@ -228,17 +262,25 @@ export class RuleEngine {
     digests: DigestDue[] = [],
   ): FiredAlert[] {
     const values = live.valuesOf(this.set.reads);
+    this.patterns.tick(now);
     const fired: FiredAlert[] = [];
     for (const entry of this.entries) {
       const { lifecycle, prepared } = entry;
       const since = entry.throttle.digestDue(entry.rule, now);
       if (since !== null) digests.push(digestDue(entry.rule, since, now));
       const firing = lifecycle.state === 'FIRING';
-      const holding = firing ? holdsWhileFiring(prepared, values) : holds(prepared, values);
+      const { id } = entry.rule;
+      // A PATTERN rule holds when a sequence completed since the previous tick.
+      const pattern = this.patterns.has(id);
+      const holding = pattern
+        ? this.patterns.holds(id)
+        : firing
+          ? holdsWhileFiring(prepared, values)
+          : holds(prepared, values);
       const step = lifecycle.observe(holding, now, entry.times);
       if (step === null) continue;
       if (step === 'resolve') {
-        const result = explainRule(prepared, values, true);
+        const result = this.patterns.evaluation(id) ?? explainRule(prepared, values, true);
         resolved.push({
           ruleId: entry.rule.id,
           resolvedAt: now,
@@ -250,7 +292,7 @@ export class RuleEngine {
       }
       // Held back by suppression: it stays PENDING and fires once the window has passed.
       if (entry.throttle.suppressed(entry.rule, now) !== null) continue;
-      const result = explainRule(prepared, values);
+      const result = this.patterns.evaluation(id) ?? explainRule(prepared, values);
       if (!result.wouldTrigger) continue;
       lifecycle.fired(now);
       const { rule } = entry;

@@ -8,7 +8,7 @@ import { compileDrl } from './drl.ts';
 import { evaluateRule } from './evaluator.ts';
 import { recommendations, ruleWarnings } from './rule-advice.ts';
 import { validateRuleConfig } from './rule-config-validation.ts';
-import { EVALUATED_RULE_TYPES, RULE_DEFAULTS } from './rule-types.ts';
+import { CONDITION_RULE_TYPES, RULE_DEFAULTS } from './rule-types.ts';
 import type { RuleFields } from './rule.ts';
 
 /** A saved or unsaved rule as tested: its config not yet validated, the optional fields defaulted. */
@@ -94,7 +94,7 @@ export function testRule(
       : `Rule compiled with warnings: ${warnings.join('; ')}`,
   ];
   let simulationResult: SimulationResult | null = null;
-  if (EVALUATED_RULE_TYPES.has(input.ruleType)) {
+  if (CONDITION_RULE_TYPES.has(input.ruleType)) {
     const evaluation = evaluateRule(input.ruleType, config, metrics, activeSince);
     simulationResult = {
       wouldTrigger: evaluation.wouldTrigger,

@@ -15,10 +15,17 @@ export const NOTIFICATION_CHANNELS = ['email', 'slack', 'webhook'] as const;
 export type NotificationChannel = (typeof NOTIFICATION_CHANNELS)[number];
 
 /**
- * Rule types whose ruleConfig is validated and evaluated. The others (ANOMALY, PATTERN) have no
- * defined config keys yet, so create, update and test refuse them rather than store any object.
+ * Rule types whose ruleConfig is validated and evaluated. The others (ANOMALY) have no defined
+ * config keys yet, so create, update and test refuse them rather than store any object.
  */
-export const EVALUATED_RULE_TYPES: ReadonlySet<RuleType> = new Set(['THRESHOLD', 'RATE_CHANGE']);
+export const EVALUATED_RULE_TYPES: ReadonlySet<RuleType> = new Set([
+  'THRESHOLD',
+  'RATE_CHANGE',
+  'PATTERN',
+]);
+
+/** Rule types whose ruleConfig is a condition tree read from the live metrics. */
+export const CONDITION_RULE_TYPES: ReadonlySet<RuleType> = new Set(['THRESHOLD', 'RATE_CHANGE']);
 
 /** Why a rule type outside EVALUATED_RULE_TYPES is refused (the 400's message for ruleType). */
 export const notAvailableYet = (ruleType: RuleType): string =>
@@ -107,7 +114,10 @@ export type Condition = ConditionLeaf | ConditionNode;
 export type ThresholdConfig = Condition;
 /** RATE_CHANGE: one leaf; `threshold` is compared with the percent change between two windows. */
 export type RateChangeConfig = ConditionLeaf;
-/** ANOMALY and PATTERN: no longer accepted; a rule stored before keeps the object it was given. */
+/**
+ * PATTERN (pattern/pattern-config.ts, read through storedPatternConfig); ANOMALY: not accepted, a
+ * rule stored before keeps the object it was given.
+ */
 export type OpaqueConfig = { readonly [key: string]: unknown };
 
 /** A normalised ruleConfig: the shape depends on the rule type it was validated against. */
@@ -152,7 +162,7 @@ export function sameCondition(a: Condition, b: Condition): boolean {
   );
 }
 
-/** The lifecycle keys of a validated THRESHOLD or RATE_CHANGE config, defaults applied. */
+/** The lifecycle keys of a validated config (PATTERN: keepFiringSeconds only), defaults applied. */
 export function lifecycleOf(config: RuleConfig): Required<LifecycleKeys> {
   const keys = config as LifecycleKeys;
   return {

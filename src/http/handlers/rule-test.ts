@@ -8,7 +8,10 @@ import {
   missingContactPoints,
   withContactPointWarnings,
 } from '../../domain/contact-points/channel-warnings.ts';
-import type { RuleTestInput } from '../../domain/rules/rule-test.ts';
+import type { RuleTestInput, RuleTestResult } from '../../domain/rules/rule-test.ts';
+import type { PatternConfig } from '../../domain/rules/pattern/pattern-config.ts';
+import { withPatternReplay } from '../../domain/rules/pattern/pattern-replay.ts';
+import { validateRuleConfig } from '../../domain/rules/rule-config-validation.ts';
 import { validationError } from '../../errors.ts';
 import type { ContactPointLookup } from '../../notify/deliver.ts';
 import { ErrorSchema } from '../../schemas/event-responses.ts';
@@ -27,11 +30,33 @@ export interface RuleTestDeps {
 
 /** The actor's result, plus the channel entries no contact point answers (front thread only). */
 async function tested(deps: RuleTestDeps, rule: RuleTestInput): Promise<Reply> {
-  const result = await deps.metrics.testRule(rule);
+  const result = await withReplay(deps, rule, await deps.metrics.testRule(rule));
   const missing = missingContactPoints(rule.notificationChannels, (ref) =>
     deps.contactPoints.resolve(ref),
   );
   return { status: 200, body: withContactPointWarnings(result, missing) };
+}
+
+/**
+ * A PATTERN rule that compiled: the last hour of stored events replayed through its matcher (in a
+ * storage worker), for the simulation and the partitions it would have held.
+ */
+async function withReplay(
+  deps: RuleTestDeps,
+  rule: RuleTestInput,
+  result: RuleTestResult,
+): Promise<RuleTestResult> {
+  if (rule.ruleType !== 'PATTERN' || !result.success) return result;
+  const checked = validateRuleConfig('PATTERN', rule.ruleConfig);
+  if (!checked.ok) return result;
+  const config = checked.config as PatternConfig;
+  const replay = await deps.pool.run('replayPattern', { config, now: Date.now() });
+  if (!replay.ok)
+    return {
+      ...result,
+      message: `${result.message} The replay of the last hour failed: ${replay.message}.`,
+    };
+  return withPatternReplay(result, config, replay.value);
 }
 
 async function testUnsaved(deps: RuleTestDeps, req: Request): Promise<Reply> {

@@ -31,10 +31,13 @@ export function activeRule(
   extra: Partial<Omit<ActiveRule, 'ruleConfig'>> = {},
 ): ActiveRule {
   const ruleType: RuleType = extra.ruleType ?? 'THRESHOLD';
-  // ANOMALY / PATTERN are refused now; a rule stored before keeps the object it was given.
-  const checked = EVALUATED_RULE_TYPES.has(ruleType)
-    ? validateRuleConfig(ruleType, config)
-    : { ok: true as const, config };
+  // ANOMALY is refused now; a rule stored before keeps the object it was given, as does a
+  // PATTERN rule stored before its keys were defined (it has no `steps`).
+  const legacy = ruleType === 'PATTERN' && !('steps' in config);
+  const checked =
+    EVALUATED_RULE_TYPES.has(ruleType) && !legacy
+      ? validateRuleConfig(ruleType, config)
+      : { ok: true as const, config };
   if (!checked.ok) throw new Error(checked.errors.join('; '));
   return {
     id,
