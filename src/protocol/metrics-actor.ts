@@ -7,6 +7,7 @@ import type { MetricsHistory } from '../domain/metrics/snapshot/snapshot.ts';
 import type { KeyLookup, NewestEvents } from '../domain/metrics/state/last-event-times.ts';
 import type { AlertTransition } from '../domain/rules/alert.ts';
 import type { ActiveRule } from '../domain/rules/rule.ts';
+import type { BackfillAnswer, BackfillRequest } from '../domain/rules/anomaly/anomaly-rules.ts';
 import type { RuleTestInput, RuleTestResult } from '../domain/rules/rule-test.ts';
 import type { TickSummary } from '../instrumentation/tick-stats.ts';
 
@@ -39,6 +40,8 @@ export type MetricsCommand =
     }
   /** The newest stored events of the keys a `watching` notice asked for. */
   | { readonly type: 'seed-last-events'; readonly requestId: number; readonly newest: NewestEvents }
+  /** The stored history an `anomaly-backfill` notice asked for (values null: the read failed). */
+  | { readonly type: 'seed-anomaly'; readonly requestId: number; readonly answer: BackfillAnswer }
   /** Over the last `last` ticks (1..600). */
   | { readonly type: 'evaluation-stats'; readonly requestId: number; readonly last: number }
   /** The last `minutes` (1..1440), minute by minute (the dashboard's charts after a reload). */
@@ -56,6 +59,7 @@ export interface MetricsReplies {
   readonly 'evaluation-stats': EvaluationStats;
   readonly history: MetricsHistory;
   readonly 'seed-last-events': null;
+  readonly 'seed-anomaly': null;
   readonly stop: null;
 }
 
@@ -96,6 +100,12 @@ export type MetricsNotice =
    * so that the times survive an actor restart.
    */
   | { readonly type: 'watching'; readonly keys: KeyLookup }
+  /**
+   * ANOMALY series without history (a rule created, enabled or changed, or an actor restart): the
+   * front reads their buckets from the stored events on the storage pool and answers each with
+   * seed-anomaly; the evaluator's tick never waits, the series stay LEARNING meanwhile.
+   */
+  | { readonly type: 'anomaly-backfill'; readonly requests: readonly BackfillRequest[] }
   | {
       readonly type: 'reply';
       readonly requestId: number;

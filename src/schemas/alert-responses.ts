@@ -11,6 +11,8 @@ import {
 } from '../domain/rules/alert.ts';
 import { LOGICAL_OPERATORS, OPERATOR_NAMES, RULE_SEVERITIES } from '../domain/rules/rule-types.ts';
 import { describes } from './describes.ts';
+import type { ExplainedBand } from '../domain/rules/anomaly/anomaly-explanation.ts';
+import { ANOMALY_METRICS, DIRECTIONS } from '../domain/rules/anomaly/anomaly-config.ts';
 
 const literals = <T extends string>(values: readonly T[]) =>
   Type.Union(values.map((value) => Type.Literal(value)));
@@ -43,11 +45,40 @@ export const ExplainedConditionSchema = describes<ExplainedCondition>()(
   }),
 );
 
-/** A condition tree as evaluated: a leaf, or AND / OR / NOT with its result and conditions. */
+const nullableNumber = Type.Union([Type.Number(), Type.Null()]);
+const nullableString = Type.Union([Type.String(), Type.Null()]);
+
+/** An ANOMALY rule as evaluated: the last completed bucket next to its band. */
+export const ExplainedBandSchema = describes<ExplainedBand>()(
+  Type.Object({
+    measure: Type.Literal('band'),
+    metric: literals(ANOMALY_METRICS),
+    eventType: nullableString,
+    source: nullableString,
+    bucketMinutes: Type.Integer(),
+    bucketStart: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    observed: nullableNumber,
+    expected: nullableNumber,
+    lower: nullableNumber,
+    upper: nullableNumber,
+    direction: literals(DIRECTIONS),
+    outsideBuckets: Type.Integer({ minimum: 0 }),
+    windowBuckets: Type.Integer({ minimum: 1 }),
+    minFraction: Type.Number(),
+    learning: Type.Boolean(),
+    result: Type.Boolean(),
+  }),
+);
+
+/**
+ * A condition tree as evaluated: a leaf, or AND / OR / NOT with its result and conditions; for
+ * an ANOMALY rule, its band.
+ */
 export const ExplanationSchema = Type.Recursive(
   (Self) =>
     Type.Union([
       ExplainedConditionSchema,
+      ExplainedBandSchema,
       Type.Object({
         logicalOperator: literals(LOGICAL_OPERATORS),
         result: Type.Boolean(),

@@ -5,6 +5,7 @@
  */
 import type { LogicalOperator, OperatorName, RuleSeverity } from './rule-types.ts';
 import type { RuleNotification } from './rule.ts';
+import type { ExplainedBand } from './anomaly/anomaly-explanation.ts';
 
 /** One comparison of a rule's condition as evaluated at a transition. */
 export interface ExplainedCondition {
@@ -33,8 +34,8 @@ export interface ExplainedNode {
   readonly conditions: readonly Explanation[];
 }
 
-/** A rule's condition tree as evaluated at a transition (FIRING or RESOLVED). */
-export type Explanation = ExplainedCondition | ExplainedNode;
+/** A rule's condition tree as evaluated at a transition (FIRING or RESOLVED); ANOMALY: its band. */
+export type Explanation = ExplainedCondition | ExplainedNode | ExplainedBand;
 
 /** The state of an incident: open from FIRING until RESOLVED. */
 export const ALERT_STATES = ['FIRING', 'RESOLVED'] as const;

@@ -10,6 +10,8 @@ import {
   type RuleConfig,
   type RuleType,
 } from './rule-types.ts';
+import type { AnomalyConfig } from './anomaly/anomaly-config.ts';
+import { anomalyConditionText } from './anomaly/anomaly-advice.ts';
 
 function text(condition: Condition): string {
   if (!isConditionNode(condition)) {
@@ -36,6 +38,7 @@ export function conditionText(ruleType: RuleType, config: RuleConfig): string {
       return `percentChange(${leaf.metric}) ${OPERATORS[leaf.operator]} ${leaf.threshold} [last ${w} min vs the ${w} before]`;
     }
     case 'ANOMALY':
+      return anomalyConditionText(config as AnomalyConfig);
     case 'PATTERN':
       return `${ruleType} (not evaluated)`;
   }

@@ -26,6 +26,8 @@ import {
   type RuleType,
 } from './rule-types.ts';
 import type { RuleFields } from './rule.ts';
+import type { AnomalyConfig } from './anomaly/anomaly-config.ts';
+import { anomalyWhenLines, sameAnomalyWhen } from './anomaly/anomaly-drl.ts';
 
 /** What the DRL is made of; nothing else of a rule (description, channels, throttling) is in it. */
 export interface DrlRule extends Pick<RuleFields, 'name' | 'ruleType' | 'severity' | 'priority'> {
@@ -73,6 +75,7 @@ function whenLines(ruleType: RuleType, config: RuleConfig): string[] {
     case 'RATE_CHANGE':
       return [INDENT.repeat(2) + leafLine(config as ConditionLeaf, PERCENT_CHANGE_FUNCTION)];
     case 'ANOMALY':
+      return anomalyWhenLines(config as AnomalyConfig, INDENT.repeat(2));
     case 'PATTERN':
       return [
         `${INDENT.repeat(2)}// ${ruleType} rules are not evaluated yet: this rule never fires.`,
@@ -87,7 +90,7 @@ function whenLines(ruleType: RuleType, config: RuleConfig): string[] {
  * for the i-th leaf in document order.
  */
 export function lifecycleLines(ruleType: RuleType, config: RuleConfig): string[] {
-  if (ruleType !== 'THRESHOLD' && ruleType !== 'RATE_CHANGE') return [];
+  if (ruleType === 'PATTERN') return [];
   const out: string[] = [];
   const keys = config as Condition;
   if (keys.pendingSeconds !== undefined) out.push(`@pendingSeconds(${keys.pendingSeconds})`);
@@ -159,7 +162,17 @@ function mismatch(rule: DrlRule, drl: string): string | null {
         return 'the recovery thresholds did not survive';
       return null;
     }
-    case 'ANOMALY':
+    case 'ANOMALY': {
+      const { pendingSeconds, keepFiringSeconds } = lifecycleOf(rule.config);
+      if (
+        (back.lifecycle?.pendingSeconds ?? 0) !== pendingSeconds ||
+        (back.lifecycle?.keepFiringSeconds ?? 0) !== keepFiringSeconds
+      )
+        return 'the lifecycle attributes did not survive';
+      return back.anomaly !== undefined && sameAnomalyWhen(back.anomaly, rule.config as AnomalyConfig)
+        ? null
+        : 'the ANOMALY series and band did not survive';
+    }
     case 'PATTERN':
       return back.condition === null ? null : 'the stub condition did not survive';
   }

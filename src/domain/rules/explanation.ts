@@ -6,6 +6,7 @@
  */
 import { isSilenceMetric } from '../metrics/windows/metric-names.ts';
 import type { ExplainedCondition, Explanation } from './alert.ts';
+import { bandWords, type ExplainedBand } from './anomaly/anomaly-explanation.ts';
 import { OPERATORS, type LogicalOperator, type OperatorName } from './rule-types.ts';
 
 /** What explaining a leaf needs of it (a prepared leaf of the evaluator). */
@@ -77,7 +78,8 @@ export function explainNode(
 const shown = (value: number | null): string =>
   value === null ? 'no value' : String(Number(value.toPrecision(6)));
 
-function leafWords(leaf: ExplainedCondition): string {
+function leafWords(leaf: ExplainedCondition | ExplainedBand): string {
+  if (leaf.measure === 'band') return bandWords(leaf);
   const w = leaf.windowMinutes;
   const subject =
     leaf.measure === 'percentChange'

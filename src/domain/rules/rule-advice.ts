@@ -21,10 +21,12 @@ import {
   type RuleType,
 } from './rule-types.ts';
 import type { RuleFields } from './rule.ts';
+import type { AnomalyConfig } from './anomaly/anomaly-config.ts';
+import { anomalyWarnings } from './anomaly/anomaly-advice.ts';
 
 /** The leaves of a validated THRESHOLD or RATE_CHANGE config; none for the other types. */
 function configLeaves(ruleType: RuleType, config: RuleConfig): ConditionLeaf[] {
-  return EVALUATED_RULE_TYPES.has(ruleType) ? leaves(config as Condition) : [];
+  return ruleType === 'THRESHOLD' || ruleType === 'RATE_CHANGE' ? leaves(config as Condition) : [];
 }
 
 const baseName = (metric: string): string => {
@@ -53,6 +55,7 @@ export function ruleWarnings(
   config: RuleConfig,
   metrics: WindowedMetrics,
 ): string[] {
+  if (ruleType === 'ANOMALY') return anomalyWarnings(config as AnomalyConfig, metrics);
   if (!EVALUATED_RULE_TYPES.has(ruleType)) {
     return [
       `${ruleType} rules are accepted and stored but not evaluated yet: this rule never triggers and is not simulated`,

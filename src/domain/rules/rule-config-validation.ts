@@ -32,6 +32,7 @@ import {
   type RuleType,
 } from './rule-types.ts';
 import { suggest } from './suggest.ts';
+import { validateAnomalyConfig } from './anomaly/anomaly-validation.ts';
 
 export type RuleConfigValidation =
   | { readonly ok: true; readonly config: RuleConfig }
@@ -416,7 +417,8 @@ class ConfigWalker {
 
 /**
  * Validates `ruleConfig` for `ruleType`. THRESHOLD: a condition or a tree of AND / OR / NOT;
- * RATE_CHANGE: one condition (window at most 720 min); ANOMALY, PATTERN: refused (not available yet).
+ * RATE_CHANGE: one condition (window at most 720 min); ANOMALY: anomaly-validation.ts; PATTERN:
+ * refused (not available yet).
  * On success every leaf carries its effective `windowMinutes` (own, else nearest ancestor's, else 5).
  * Messages of nested conditions start with their path, e.g. `conditions[1].conditions[0]: …`.
  */
@@ -431,6 +433,7 @@ export function validateRuleConfig(ruleType: RuleType, ruleConfig: unknown): Rul
     };
   }
 
+  if (ruleType === 'ANOMALY') return validateAnomalyConfig(ruleConfig);
   if (ruleType === 'RATE_CHANGE') {
     if (hasOwn(ruleConfig, 'logicalOperator') || hasOwn(ruleConfig, 'conditions')) {
       return {

@@ -10,6 +10,11 @@ import { recommendations, ruleWarnings } from './rule-advice.ts';
 import { validateRuleConfig } from './rule-config-validation.ts';
 import { EVALUATED_RULE_TYPES, RULE_DEFAULTS } from './rule-types.ts';
 import type { RuleFields } from './rule.ts';
+import type { BucketedMetrics } from '../metrics/windows/bucket-read.ts';
+import type { AnomalyConfig } from './anomaly/anomaly-config.ts';
+import { anomalyRecommendations } from './anomaly/anomaly-advice.ts';
+import type { AnomalyRule } from './anomaly/anomaly-rules.ts';
+import { simulateAnomaly } from './anomaly/anomaly-simulation.ts';
 
 /** A saved or unsaved rule as tested: its config not yet validated, the optional fields defaulted. */
 export interface RuleTestInput
@@ -55,6 +60,12 @@ function failed(message: string, validationErrors: string[]): RuleTestResult {
   };
 }
 
+/** What an ANOMALY rule test needs: the time, and the ACTIVE rule's own series when it has one. */
+export interface AnomalyTestContext {
+  readonly now?: number;
+  readonly live?: AnomalyRule | undefined;
+}
+
 const sentence = (text: string): string => (/[.!?]$/.test(text) ? text : `${text}.`);
 
 /**
@@ -65,9 +76,10 @@ const sentence = (text: string): string => (/[.!?]$/.test(text) ? text : `${text
  */
 export function testRule(
   input: RuleTestInput,
-  metrics: WindowedMetrics,
+  metrics: WindowedMetrics & Partial<BucketedMetrics>,
   throttleNote?: string,
   activeSince = Number.NEGATIVE_INFINITY,
+  anomaly: AnomalyTestContext = {},
 ): RuleTestResult {
   const validation = validateRuleConfig(input.ruleType, input.ruleConfig);
   if (!validation.ok) {
@@ -94,7 +106,20 @@ export function testRule(
       : `Rule compiled with warnings: ${warnings.join('; ')}`,
   ];
   let simulationResult: SimulationResult | null = null;
-  if (EVALUATED_RULE_TYPES.has(input.ruleType)) {
+  const extra: string[] = [];
+  if (input.ruleType === 'ANOMALY' && anomaly.now !== undefined) {
+    const simulation = simulateAnomaly(config as AnomalyConfig, metrics, anomaly.now, anomaly.live);
+    const { result } = simulation;
+    simulationResult = {
+      wouldTrigger: result.wouldTrigger,
+      matchedConditions: result.matchedConditions,
+      currentValues: result.currentValues,
+      explanation: result.explanation,
+    };
+    parts.push(result.wouldTrigger ? 'The rule would trigger now' : 'The rule would not trigger now');
+    if (result.note !== undefined) parts.push(result.note);
+    extra.push(...anomalyRecommendations(config as AnomalyConfig, simulation.status, simulation.live));
+  } else if (EVALUATED_RULE_TYPES.has(input.ruleType) && input.ruleType !== 'ANOMALY') {
     const evaluation = evaluateRule(input.ruleType, config, metrics, activeSince);
     simulationResult = {
       wouldTrigger: evaluation.wouldTrigger,
@@ -116,11 +141,14 @@ export function testRule(
     generatedDrl: compiled.drl,
     validationErrors: [],
     simulationResult,
-    recommendations: recommendations({
-      ruleType: input.ruleType,
-      config,
-      suppressionWindowMinutes: input.suppressionWindowMinutes,
-      notificationChannels: input.notificationChannels,
-    }),
+    recommendations: [
+      ...recommendations({
+        ruleType: input.ruleType,
+        config,
+        suppressionWindowMinutes: input.suppressionWindowMinutes,
+        notificationChannels: input.notificationChannels,
+      }),
+      ...extra,
+    ],
   };
 }
