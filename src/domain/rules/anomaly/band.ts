@@ -19,17 +19,28 @@ export interface Scale {
   from(value: number): number;
   /** The smallest σ in transformed units: the noise a series shows even when it looked flat. */
   floor(level: number): number;
+  /**
+   * The smallest σ in the metric's unit around `expected`: a count of a quiet series varies by
+   * at least a Poisson σ of one event (its median of 0 or 1 says nothing of its spread).
+   */
+  unitFloor(expected: number): number;
 }
 
 const COUNTS: Scale = {
   to: (value) => Math.sqrt(Math.max(0, value)),
   from: (value) => (value <= 0 ? 0 : value * value),
   floor: () => 0.5,
+  unitFloor: (expected) => Math.sqrt(Math.max(1, expected)),
 };
 /** errorRate, in percentage points: half a point. */
-const PERCENT: Scale = { to: (v) => v, from: (v) => v, floor: () => 0.5 };
+const PERCENT: Scale = { to: (v) => v, from: (v) => v, floor: () => 0.5, unitFloor: () => 0 };
 /** Latencies: 1 ms, or 5 % of the level. */
-const LATENCY: Scale = { to: (v) => v, from: (v) => v, floor: (level) => Math.max(1, 0.05 * level) };
+const LATENCY: Scale = {
+  to: (v) => v,
+  from: (v) => v,
+  floor: (level) => Math.max(1, 0.05 * level),
+  unitFloor: () => 0,
+};
 
 export function scaleOf(config: AnomalyConfig): Scale {
   if (COUNT_METRICS.includes(config.metric)) return COUNTS;
@@ -42,8 +53,9 @@ export function bandOf(config: AnomalyConfig, scale: Scale, estimate: Estimate, 
   const half = config.bounds * sigma;
   const expected = scale.from(estimate.level);
   out.expected = expected;
-  out.lower = Math.min(scale.from(Math.max(0, estimate.level - half)), expected - config.minDeviation);
-  out.upper = Math.max(scale.from(estimate.level + half), expected + config.minDeviation);
+  const least = Math.max(config.minDeviation, config.bounds * scale.unitFloor(expected));
+  out.lower = Math.min(scale.from(Math.max(0, estimate.level - half)), expected - least);
+  out.upper = Math.max(scale.from(estimate.level + half), expected + least);
   // A count, rate or latency is never negative: a band below 0 would never be left.
   if (out.lower < 0) out.lower = 0;
   return out;
