@@ -181,11 +181,11 @@ void t.test('create: each field rule, errors keyed by field', (t) => {
       },
     ],
     [
-      'ANOMALY, whatever its config',
-      { ruleType: 'ANOMALY', ruleConfig: { sensitivity: 3 } },
+      'ANOMALY, its own keys',
+      { ruleType: 'ANOMALY', ruleConfig: { metric: 'eventRate', sensitivity: 3 } },
       {
-        ruleType:
-          'ANOMALY rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE',
+        ruleConfig:
+          "Unknown property 'sensitivity'. ANOMALY keys are metric, eventType, source, bucketMinutes, algorithm, seasonality, timezone, bounds, direction, alertWindowMinutes, minFraction, minExpected, minDeviation, minHistoryMinutes, pendingSeconds, keepFiringSeconds",
       },
     ],
     [
@@ -193,7 +193,7 @@ void t.test('create: each field rule, errors keyed by field', (t) => {
       { ruleType: 'PATTERN', ruleConfig: {} },
       {
         ruleType:
-          'PATTERN rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE',
+          'PATTERN rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE, ANOMALY',
       },
     ],
     [
@@ -291,10 +291,10 @@ void t.test('text PostgreSQL cannot store is refused with its path', (t) => {
   t.equal(checkRuleBody('create', body({ name: 'emoji \u{1F600} ok' })).ok, true);
   let deep: unknown = 1;
   for (let i = 0; i < 100_000; i++) deep = [deep];
-  // An ANOMALY config is never judged (the type is refused), so only the depth guard speaks of it.
-  t.same(errorsOf(checkRuleBody('create', body({ ruleType: 'ANOMALY', ruleConfig: { deep } }))), {
+  // A PATTERN config is never judged (the type is refused), so only the depth guard speaks of it.
+  t.same(errorsOf(checkRuleBody('create', body({ ruleType: 'PATTERN', ruleConfig: { deep } }))), {
     ruleConfig: 'must not nest deeper than 63 levels',
-    ruleType: 'ANOMALY rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE',
+    ruleType: 'PATTERN rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE, ANOMALY',
   });
   // ruleConfig itself is level 1: 62 arrays inside it are the most it may hold.
   const nested = (levels: number): unknown => {
@@ -303,18 +303,18 @@ void t.test('text PostgreSQL cannot store is refused with its path', (t) => {
     return value;
   };
   const config = (levels: number) =>
-    body({ ruleType: 'ANOMALY', ruleConfig: { a: nested(levels) } });
+    body({ ruleType: 'PATTERN', ruleConfig: { a: nested(levels) } });
   t.same(
     errorsOf(checkRuleBody('create', config(62))),
     {
       ruleType:
-        'ANOMALY rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE',
+        'PATTERN rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE, ANOMALY',
     },
     'at the limit',
   );
   t.same(errorsOf(checkRuleBody('create', config(63))), {
     ruleConfig: 'must not nest deeper than 63 levels',
-    ruleType: 'ANOMALY rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE',
+    ruleType: 'PATTERN rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE, ANOMALY',
   });
   t.end();
 });
@@ -443,15 +443,13 @@ void t.test(
       ok: false,
       errors: {
         ruleType:
-          'PATTERN rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE',
+          'PATTERN rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE, ANOMALY',
       },
     });
-    t.same(checkRuleBody('update', { ruleConfig: { sensitivity: 4 } }, anomaly), {
+    // A legacy ANOMALY rule's new config is judged by the ANOMALY keys.
+    t.match(checkRuleBody('update', { ruleConfig: { sensitivity: 4 } }, anomaly), {
       ok: false,
-      errors: {
-        ruleConfig:
-          'ANOMALY rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE',
-      },
+      errors: { ruleConfig: /^Unknown property 'sensitivity'. ANOMALY keys are metric/ },
     });
     t.same(checkRuleBody('update', { name: 'renamed' }, anomaly), {
       ok: true,
@@ -487,8 +485,8 @@ void t.test('test body: the create fields; ruleConfig content is left to testRul
     id: 'id is assigned by the service and cannot be set',
     extra: 'extra is not a known field',
   });
-  t.same(errorsOf(checkRuleBody('test', body({ ruleType: 'ANOMALY', ruleConfig: 'anything' }))), {
-    ruleType: 'ANOMALY rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE',
+  t.same(errorsOf(checkRuleBody('test', body({ ruleType: 'PATTERN', ruleConfig: 'anything' }))), {
+    ruleType: 'PATTERN rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE, ANOMALY',
   });
   t.same(errorsOf(checkRuleBody('test', body({ maxAlertsPerHour: 3601 }))), {
     maxAlertsPerHour: 'maxAlertsPerHour must be an integer from 1 to 3600',

@@ -322,11 +322,11 @@ class Parser implements DrlTokenReader {
 
   /** What the `when` part holds for each type: a tree, one rate leaf, or the never-firing stub. */
   private ruleCondition(ruleType: RuleType): Condition | null {
-    if (ruleType === 'ANOMALY') {
+    if (ruleType === 'ANOMALY' && !this.is('ident', 'eval')) {
       this.anomaly = parseAnomalyWhen(this);
       return null;
     }
-    if (ruleType === 'PATTERN') {
+    if (ruleType === 'ANOMALY' || ruleType === 'PATTERN') {
       this.take('ident', 'eval');
       this.take('punct', '(');
       this.take('ident', 'false');

@@ -27,7 +27,7 @@ import {
 } from './rule-types.ts';
 import type { RuleFields } from './rule.ts';
 import type { AnomalyConfig } from './anomaly/anomaly-config.ts';
-import { anomalyWhenLines, sameAnomalyWhen } from './anomaly/anomaly-drl.ts';
+import { anomalyWhenLines, isAnomalyConfig, sameAnomalyWhen } from './anomaly/anomaly-drl.ts';
 
 /** What the DRL is made of; nothing else of a rule (description, channels, throttling) is in it. */
 export interface DrlRule extends Pick<RuleFields, 'name' | 'ruleType' | 'severity' | 'priority'> {
@@ -75,14 +75,20 @@ function whenLines(ruleType: RuleType, config: RuleConfig): string[] {
     case 'RATE_CHANGE':
       return [INDENT.repeat(2) + leafLine(config as ConditionLeaf, PERCENT_CHANGE_FUNCTION)];
     case 'ANOMALY':
-      return anomalyWhenLines(config as AnomalyConfig, INDENT.repeat(2));
+      // A rule stored before ANOMALY had keys keeps the stub (and its hash): it never fires.
+      return isAnomalyConfig(config)
+        ? anomalyWhenLines(config, INDENT.repeat(2))
+        : stubLines(ruleType);
     case 'PATTERN':
-      return [
-        `${INDENT.repeat(2)}// ${ruleType} rules are not evaluated yet: this rule never fires.`,
-        `${INDENT.repeat(2)}eval( false )`,
-      ];
+      return stubLines(ruleType);
   }
 }
+
+/** The `when` of a rule type without keys: it never fires. */
+const stubLines = (ruleType: RuleType): string[] => [
+  `${INDENT.repeat(2)}// ${ruleType} rules are not evaluated yet: this rule never fires.`,
+  `${INDENT.repeat(2)}eval( false )`,
+];
 
 /**
  * The lifecycle keys as rule attributes (absent when unset, so rules without them keep their DRL
@@ -163,6 +169,10 @@ function mismatch(rule: DrlRule, drl: string): string | null {
       return null;
     }
     case 'ANOMALY': {
+      if (!isAnomalyConfig(rule.config))
+        return back.condition === null && back.anomaly === undefined
+          ? null
+          : 'the stub condition did not survive';
       const { pendingSeconds, keepFiringSeconds } = lifecycleOf(rule.config);
       if (
         (back.lifecycle?.pendingSeconds ?? 0) !== pendingSeconds ||

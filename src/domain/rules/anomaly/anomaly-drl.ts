@@ -5,6 +5,11 @@
  */
 import { javaDouble, javaString, type DrlTokenReader } from '../drl-syntax.ts';
 import { ANOMALY_KEYS, type AnomalyConfig } from './anomaly-config.ts';
+import { validateAnomalyConfig } from './anomaly-validation.ts';
+
+/** A valid ANOMALY config (not one stored before ANOMALY had keys, which keeps a never-firing stub). */
+export const isAnomalyConfig = (config: object): config is AnomalyConfig =>
+  validateAnomalyConfig(config as Record<string, unknown>).ok;
 
 /** The keys written as patterns (alertWindowMinutes and minFraction go into the eval). */
 const PATTERN_KEYS = ANOMALY_KEYS.filter((k) => k !== 'alertWindowMinutes' && k !== 'minFraction');
