@@ -149,7 +149,7 @@ void t.test('create: every optional field is stored and returned as sent', async
 });
 
 void t.test(
-  'create: RATE_CHANGE; ANOMALY and PATTERN are refused (not available yet)',
+  'create: RATE_CHANGE; PATTERN is refused (not available yet)',
   async (t) => {
     const rate = await api.create(
       ruleBody(uniqueName('rate'), {
@@ -165,13 +165,13 @@ void t.test(
     });
     t.match(rate.generatedDrl, /percentChange\("totalEvents", 5\) > 200\.0/);
 
-    for (const ruleType of ['ANOMALY', 'PATTERN'] as const) {
+    for (const ruleType of ['PATTERN'] as const) {
       const name = uniqueName(ruleType);
       const config = { anything: [1, { deep: true }], sensitivity: 'high' };
       const res = await api.send('POST', '', ruleBody(name, { ruleType, ruleConfig: config }));
       const error = await expectError(t, res, 400, 'VALIDATION_FAILED', ['ruleType']);
       t.same(error.errors, {
-        ruleType: `${ruleType} rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE`,
+        ruleType: `${ruleType} rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE, ANOMALY`,
       });
       t.equal((await svc.db.sql`SELECT 1 FROM rules WHERE name = ${name}`).length, 0, 'not stored');
     }
@@ -872,15 +872,14 @@ void t.test('PUT: a new ruleType revalidates the stored ruleConfig', async (t) =
   t.match(rate.generatedDrl, /percentChange\("errorRate", 5\)/, 'the DRL follows the type');
   t.not(rate.drlHash, leaf.drlHash);
 
-  // An ANOMALY rule stored before the type was refused can be moved to an available type.
+  // An ANOMALY rule stored before the type had keys can be moved to another type.
   const anomaly = await api.get(
     await storeLegacyRule(svc.db, uniqueName('anomaly'), 'ANOMALY', { sensitivity: 3 }),
   );
   const newConfig = await api.send('PUT', `/${anomaly.id}`, { ruleConfig: { sensitivity: 4 } });
   const newConfigError = await expectError(t, newConfig, 400, 'VALIDATION_FAILED', ['ruleConfig']);
-  t.same(newConfigError.errors, {
-    ruleConfig:
-      'ANOMALY rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE',
+  t.match(newConfigError.errors, {
+    ruleConfig: /^Unknown property 'sensitivity'. ANOMALY keys are metric/,
   });
   const toThreshold = await api.send('PUT', `/${anomaly.id}`, { ruleType: 'THRESHOLD' });
   const anomalyError = await expectError(t, toThreshold, 400, 'VALIDATION_FAILED', ['ruleConfig']);
@@ -902,7 +901,8 @@ void t.test('PUT: a new ruleType revalidates the stored ruleConfig', async (t) =
   const back = await api.send('PUT', `/${fixed.id}`, { ruleType: 'PATTERN' });
   const backError = await expectError(t, back, 400, 'VALIDATION_FAILED', ['ruleType']);
   t.same(backError.errors, {
-    ruleType: 'PATTERN rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE',
+    ruleType:
+      'PATTERN rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE, ANOMALY',
   });
   t.same(await api.get(fixed.id), fixed, 'unchanged');
 });
