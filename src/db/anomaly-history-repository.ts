@@ -4,7 +4,7 @@
  * metrics actor restarts. Bucketed by receipt time, as the live metrics count; the range is found
  * through the timestamp index (events_ts_id) with an hour of slack for client clock skew.
  */
-import { MAX_HISTORY_MINUTES } from '../domain/rules/anomaly/anomaly-config.ts';
+import { MAX_BACKFILL_MINUTES } from '../domain/rules/anomaly/anomaly-config.ts';
 import type { BackfillRequest } from '../domain/rules/anomaly/anomaly-rules.ts';
 import type { BucketMeasure } from '../domain/metrics/windows/bucket-read.ts';
 import type { Sql } from './connect.ts';
@@ -28,7 +28,7 @@ const MEASURES: Readonly<Record<BucketMeasure, string>> = {
 /** The value of every bucket from `from` to `to`, oldest first (0 for a bucket without events). */
 export async function anomalyHistory(sql: Sql, request: BackfillRequest): Promise<number[]> {
   const bucketMs = request.bucketMinutes * 60_000;
-  const maxBuckets = Math.ceil(MAX_HISTORY_MINUTES / request.bucketMinutes);
+  const maxBuckets = Math.ceil(MAX_BACKFILL_MINUTES / request.bucketMinutes);
   const count = Math.min(maxBuckets, Math.max(0, Math.round((request.to - request.from) / bucketMs)));
   const values = new Array<number>(count).fill(0);
   if (count === 0) return values;

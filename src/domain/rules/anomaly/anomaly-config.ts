@@ -30,6 +30,8 @@ export const MAX_SEASON_SLOTS = 2016;
 export const MAX_ALERT_WINDOW_BUCKETS = 60;
 /** History back-filled and required: at most 21 days (three weekly seasons). */
 export const MAX_HISTORY_MINUTES = 30_240;
+/** A back-fill covers the history and then one alert window judged (at most 60 hour buckets). */
+export const MAX_BACKFILL_MINUTES = MAX_HISTORY_MINUTES + MAX_ALERT_WINDOW_BUCKETS * 60;
 export const MAX_BOUNDS = 20;
 
 export const SEASON_MINUTES: Readonly<Record<Seasonality, number>> = {

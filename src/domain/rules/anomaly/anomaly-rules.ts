@@ -9,7 +9,6 @@ import type { EvaluationResult } from '../evaluator.ts';
 import type { RuleConfig } from '../rule-types.ts';
 import { MINUTE_MS } from '../../metrics/time.ts';
 import {
-  MAX_HISTORY_MINUTES,
   ROBUST_WINDOW_BUCKETS,
   SEASON_MINUTES,
   type AnomalyConfig,
@@ -57,13 +56,17 @@ export function anomalyConfigOf(config: RuleConfig): AnomalyConfig | null {
   return checked.ok ? checked.config : null;
 }
 
-/** How much stored history a series is back-filled with: what it needs to be ready, then some. */
+/**
+ * How much stored history a series is back-filled with: what it needs to be ready (its
+ * minHistoryMinutes, and enough to fill its baseline), then one alert window judged, so that an
+ * anomaly already under way when the rule starts is seen at once.
+ */
 export function backfillMinutes(config: AnomalyConfig): number {
   const fill =
     config.algorithm === 'seasonal'
       ? 2 * SEASON_MINUTES[config.seasonality ?? 'daily']
       : ROBUST_WINDOW_BUCKETS * config.bucketMinutes;
-  return Math.min(MAX_HISTORY_MINUTES, Math.max(config.minHistoryMinutes, fill));
+  return Math.max(config.minHistoryMinutes, fill) + config.alertWindowMinutes;
 }
 
 /** After a restart, a FIRING rule may resolve once its alert window was judged again. */

@@ -93,8 +93,10 @@ export class RobustBaseline implements Baseline {
 
 /** Weight of the newest season in a slot's level and deviation. */
 const SEASON_ALPHA = 0.3;
-/** Neighbouring slots pooled on each side: a slot has seen few seasons, its neighbours as many. */
-const LEVEL_SPAN = 1;
+/**
+ * Neighbouring slots whose deviations are pooled on each side: a slot has seen few seasons, its
+ * neighbours as many. Levels are not pooled: a step (the evening drop) would blur into its slots.
+ */
 const SIGMA_SPAN = 2;
 
 /**
@@ -143,7 +145,7 @@ export class SeasonalBaseline implements Baseline {
     if (Number.isNaN(this.levels[slot] as number)) return false;
     const sigma = this.pooled(this.deviations, slot, SIGMA_SPAN);
     if (Number.isNaN(sigma)) return false;
-    out.level = this.pooled(this.levels, slot, LEVEL_SPAN);
+    out.level = this.levels[slot] as number;
     out.sigma = 1.25 * sigma;
     return true;
   }

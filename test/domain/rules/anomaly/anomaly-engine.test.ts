@@ -31,7 +31,7 @@ void t.test('LEARNING until back-filled, then fires on a drop with its band', (t
     ruleId: 1,
     read: { metric: 'eventRate', eventType: 'checkout' },
     bucketMinutes: 1,
-    from: T0 - 61 * MINUTE,
+    from: T0 - 64 * MINUTE,
     to: T0 - MINUTE,
   });
   t.same(engine.backfillRequests(T0), [], 'asked once');
@@ -48,8 +48,8 @@ void t.test('LEARNING until back-filled, then fires on a drop with its band', (t
 
   engine.seedAnomaly({ ruleId: 1, generation: request!.generation + 1, values: [] });
   t.equal(engine.anomalyStatus(1)?.backfill, 'pending', 'an answer for another series is ignored');
-  engine.seedAnomaly({ ruleId: 1, generation: request!.generation, values: Array(60).fill(100) });
-  t.match(engine.anomalyStatus(1), { backfill: 'done', learning: false, bucketsSeen: 60, historyMinutes: 60 });
+  engine.seedAnomaly({ ruleId: 1, generation: request!.generation, values: Array(63).fill(100) });
+  t.match(engine.anomalyStatus(1), { backfill: 'done', learning: false, bucketsSeen: 63, historyMinutes: 63 });
   t.equal(engine.stateOf(1), 'OK');
 
   const fired = [];
@@ -89,10 +89,10 @@ void t.test('a config change starts a new series; a rename keeps the learnt one'
   const engine = new RuleEngine();
   engine.setRules([activeRule(1, CONFIG, { ruleType: 'ANOMALY' })], T0);
   const [first] = engine.backfillRequests(T0);
-  engine.seedAnomaly({ ruleId: 1, generation: first!.generation, values: Array(60).fill(100) });
+  engine.seedAnomaly({ ruleId: 1, generation: first!.generation, values: Array(63).fill(100) });
   engine.putRules([1], [activeRule(1, CONFIG, { ruleType: 'ANOMALY', name: 'renamed' })], T0);
   t.same(engine.backfillRequests(T0), [], 'same config: nothing to relearn');
-  t.equal(engine.anomalyStatus(1)?.bucketsSeen, 60);
+  t.equal(engine.anomalyStatus(1)?.bucketsSeen, 63);
   engine.putRules([1], [activeRule(1, { ...CONFIG, bounds: 4 }, { ruleType: 'ANOMALY' })], T0);
   const [second] = engine.backfillRequests(T0);
   t.ok(second !== undefined && second.generation !== first!.generation, 'new series, new back-fill');
