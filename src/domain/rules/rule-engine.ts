@@ -274,6 +274,7 @@ export class RuleEngine {
     digests: DigestDue[] = [],
   ): FiredAlert[] {
     const values = live.valuesOf(this.set.reads);
+    const buckets = this.anomalies.tickReads(live);
     const fired: FiredAlert[] = [];
     for (const entry of this.entries) {
       const { lifecycle, prepared, anomaly } = entry;
@@ -282,7 +283,7 @@ export class RuleEngine {
       const firing = lifecycle.state === 'FIRING';
       const holding =
         anomaly !== null
-          ? anomaly.advance(live, now)
+          ? anomaly.advance(buckets, now)
           : firing
             ? holdsWhileFiring(prepared, values)
             : holds(prepared, values);

@@ -170,10 +170,41 @@ export class AnomalyRule {
   }
 }
 
+/**
+ * The bucket reads of one tick, each answered once: series that share a read (every latencyP95
+ * rule reads the same merged histograms) and complete on the same tick cost one read.
+ */
+class TickReads implements BucketedMetrics {
+  private readonly values = new Map<string, number | null>();
+  private source: Partial<BucketedMetrics> = {};
+
+  reset(source: Partial<BucketedMetrics>): this {
+    this.values.clear();
+    this.source = source;
+    return this;
+  }
+
+  bucketValue(read: BucketRead, fromMinute: number, toMinute: number): number | null {
+    const key = `${read.metric} ${fromMinute} ${toMinute} ${read.eventType ?? ''}\u0000${read.source ?? ''}`;
+    let value = this.values.get(key);
+    if (value === undefined) {
+      value = this.source.bucketValue?.(read, fromMinute, toMinute) ?? null;
+      this.values.set(key, value);
+    }
+    return value;
+  }
+}
+
 /** The series of the ACTIVE ANOMALY rules, by rule id. */
 export class AnomalyRules {
   private readonly rules = new Map<number, { key: string; rule: AnomalyRule }>();
   private generations = 0;
+  private readonly reads = new TickReads();
+
+  /** `metrics` for one tick's advance() calls, each distinct bucket read once. */
+  tickReads(metrics: Partial<BucketedMetrics>): BucketedMetrics {
+    return this.reads.reset(metrics);
+  }
 
   /**
    * The series of a rule: the one it has while its config is unchanged (a rename or a new
