@@ -14,12 +14,17 @@ import { SelectField, TextField } from './fields.ts';
 import { isAdmin, type Session } from './session.ts';
 import type { RuleRecord } from '../../domain/rules/rule.ts';
 import {
-  EVALUATED_RULE_TYPES,
   RULE_SEVERITIES,
   type RuleSeverity,
   type RuleType,
 } from '../../domain/rules/rule-types.ts';
 import { INDEXED_METRICS, SCALAR_METRICS } from '../../domain/metrics/windows/metric-names.ts';
+
+/**
+ * The types whose config is a condition tree, which this editor builds; ANOMALY rules (keys of
+ * their own, docs/rules.md) are written through the API.
+ */
+const CONDITION_TYPES: readonly RuleType[] = ['THRESHOLD', 'RATE_CHANGE'];
 
 /** The fields of a rule test result (spec 2.9) the editor shows. */
 interface TestResult {
@@ -149,7 +154,7 @@ export function RuleEditor({ session, rule, onDone }: RuleEditorProps): VNode {
         name="ruleType"
         value=${ruleType}
         onValue=${changeType}
-        options=${[...EVALUATED_RULE_TYPES]}
+        options=${CONDITION_TYPES}
       />
       <${SelectField}
         label="Severity"
