@@ -17,7 +17,10 @@ export function backfillAnomalies(pool: StoragePool, metrics: MetricsActor, log:
       return null;
     });
     if (result !== null && !result.ok)
-      log.warn({ ruleId: request.ruleId, message: result.message }, 'could not read an ANOMALY rule history');
+      log.warn(
+        { ruleId: request.ruleId, message: result.message },
+        'could not read an ANOMALY rule history',
+      );
     const values = result?.ok === true ? result.value : null;
     await metrics.seedAnomaly({ ruleId: request.ruleId, generation: request.generation, values });
   };

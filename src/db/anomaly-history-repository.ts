@@ -17,8 +17,7 @@ const STATEMENT_TIMEOUT = '30s';
 /** Per measure, the aggregate of one bucket (fixed SQL, chosen by name, never from input). */
 const MEASURES: Readonly<Record<BucketMeasure, string>> = {
   eventRate: 'count(*)::float8',
-  errorRate:
-    "(count(*) FILTER (WHERE severity IN ('ERROR', 'CRITICAL')))::float8 * 100 / count(*)",
+  errorRate: "(count(*) FILTER (WHERE severity IN ('ERROR', 'CRITICAL')))::float8 * 100 / count(*)",
   latencyP50: 'percentile_disc(0.5) WITHIN GROUP (ORDER BY processing_latency_ms)::float8',
   latencyP95: 'percentile_disc(0.95) WITHIN GROUP (ORDER BY processing_latency_ms)::float8',
   latencyP99: 'percentile_disc(0.99) WITHIN GROUP (ORDER BY processing_latency_ms)::float8',
@@ -29,7 +28,10 @@ const MEASURES: Readonly<Record<BucketMeasure, string>> = {
 export async function anomalyHistory(sql: Sql, request: BackfillRequest): Promise<number[]> {
   const bucketMs = request.bucketMinutes * 60_000;
   const maxBuckets = Math.ceil(MAX_BACKFILL_MINUTES / request.bucketMinutes);
-  const count = Math.min(maxBuckets, Math.max(0, Math.round((request.to - request.from) / bucketMs)));
+  const count = Math.min(
+    maxBuckets,
+    Math.max(0, Math.round((request.to - request.from) / bucketMs)),
+  );
   const values = new Array<number>(count).fill(0);
   if (count === 0) return values;
   const from = request.to - count * bucketMs;

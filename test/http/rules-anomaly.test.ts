@@ -23,7 +23,11 @@ async function hourEnd(): Promise<number> {
 }
 
 /** One event per unit of `counts(k)` in the hour that ends k hours before `end` (k = 1..168). */
-async function seedWeek(eventType: string, end: number, count: (k: number) => number): Promise<number> {
+async function seedWeek(
+  eventType: string,
+  end: number,
+  count: (k: number) => number,
+): Promise<number> {
   const hours = Array.from({ length: 168 }, (_, i) => i + 1);
   const counts = hours.map(count);
   await svc.db.sql`
@@ -36,7 +40,7 @@ async function seedWeek(eventType: string, end: number, count: (k: number) => nu
 }
 
 /** 20 events an hour in the 6 hours before the end of each day of the pattern, 200 otherwise. */
-const trough = (k: number): number => (((k - 1) % 24) < 6 ? 20 : 200);
+const trough = (k: number): number => ((k - 1) % 24 < 6 ? 20 : 200);
 
 const anomalyConfig = (eventType: string): Record<string, unknown> => ({
   metric: 'eventRate',
@@ -57,7 +61,8 @@ const anomalyConfig = (eventType: string): Record<string, unknown> => ({
 async function learnt(id: number): Promise<TestResult> {
   for (let attempt = 0; attempt < 600; attempt++) {
     const result = await api.testStored(id);
-    if (result.recommendations.some((r) => r.startsWith('this rule has learnt 147 buckets'))) return result;
+    if (result.recommendations.some((r) => r.startsWith('this rule has learnt 147 buckets')))
+      return result;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`rule ${id} never learnt its stored history`);
@@ -75,58 +80,96 @@ async function alertsOf(ruleId: number): Promise<AlertRow[]> {
     SELECT rule_id, current_values, explanation, explanation_text FROM alerts WHERE rule_id = ${ruleId}`;
 }
 
-void t.test('a seeded week: the drop fires with its band, the nightly trough does not', async (t) => {
-  const end = await hourEnd();
-  // checkout: its last 6 hours are the nightly trough, as on every day before.
-  await seedWeek('checkout', end, trough);
-  // payment: the same rhythm 12 hours later; its last 3 (daytime) hours dropped to a tenth.
-  await seedWeek('payment', end, (k) => (k <= 3 ? 20 : trough(k + 12)));
+void t.test(
+  'a seeded week: the drop fires with its band, the nightly trough does not',
+  async (t) => {
+    const end = await hourEnd();
+    // checkout: its last 6 hours are the nightly trough, as on every day before.
+    await seedWeek('checkout', end, trough);
+    // payment: the same rhythm 12 hours later; its last 3 (daytime) hours dropped to a tenth.
+    await seedWeek('payment', end, (k) => (k <= 3 ? 20 : trough(k + 12)));
 
-  // Created first: its back-fill is answered first (they are read one after the other).
-  const quiet = await api.create(ruleBody('checkout anomaly', { ruleType: 'ANOMALY', ruleConfig: anomalyConfig('checkout') }));
-  t.match(quiet.generatedDrl, /\$a : AnomalyBand\( metric == "eventRate", eventType == "checkout", bucketMinutes == 60, algorithm == "seasonal"/);
-  const dropped = await api.create(ruleBody('payment anomaly', { ruleType: 'ANOMALY', ruleConfig: anomalyConfig('payment') }));
+    // Created first: its back-fill is answered first (they are read one after the other).
+    const quiet = await api.create(
+      ruleBody('checkout anomaly', { ruleType: 'ANOMALY', ruleConfig: anomalyConfig('checkout') }),
+    );
+    t.match(
+      quiet.generatedDrl,
+      /\$a : AnomalyBand\( metric == "eventRate", eventType == "checkout", bucketMinutes == 60, algorithm == "seasonal"/,
+    );
+    const dropped = await api.create(
+      ruleBody('payment anomaly', { ruleType: 'ANOMALY', ruleConfig: anomalyConfig('payment') }),
+    );
 
-  const quietTest = await learnt(quiet.id);
-  t.match(quietTest.simulationResult, {
-    wouldTrigger: false,
-    explanation: { measure: 'band', observed: 20, outsideBuckets: 0, learning: false },
-  });
-  const band = quietTest.simulationResult?.explanation as { expected: number; lower: number };
-  t.ok(Math.abs(band.expected - 20) < 1, `the trough is expected: ${JSON.stringify(band)}`);
-  t.match(quietTest.message, /The rule would not trigger now/);
+    const quietTest = await learnt(quiet.id);
+    t.match(quietTest.simulationResult, {
+      wouldTrigger: false,
+      explanation: { measure: 'band', observed: 20, outsideBuckets: 0, learning: false },
+    });
+    const band = quietTest.simulationResult?.explanation as { expected: number; lower: number };
+    t.ok(Math.abs(band.expected - 20) < 1, `the trough is expected: ${JSON.stringify(band)}`);
+    t.match(quietTest.message, /The rule would not trigger now/);
 
-  let fired: AlertRow[] = [];
-  for (let attempt = 0; attempt < 600 && fired.length === 0; attempt++) {
-    fired = await alertsOf(dropped.id);
-    if (fired.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  t.equal(fired.length, 1, 'the drop fired once');
-  const [alert] = fired;
-  t.match(alert?.explanation, { measure: 'band', eventType: 'payment', observed: 20, outsideBuckets: 3, windowBuckets: 3, result: true });
-  const explained = alert?.explanation as { expected: number; lower: number; upper: number };
-  t.ok(explained.expected > 150 && explained.lower > 20, `band ${JSON.stringify(explained)}`);
-  t.match(alert?.current_values, {
-    'eventRate[eventType=payment]': 20,
-    'expected(eventRate[eventType=payment])': explained.expected,
-    'lower(eventRate[eventType=payment])': explained.lower,
-    'upper(eventRate[eventType=payment])': explained.upper,
-  });
-  t.match(alert?.explanation_text, /^eventRate\[eventType=payment\] per 60 min = 20, band /);
-  // Both were judged on every tick since their back-fills; checkout's came first.
-  t.same(await alertsOf(quiet.id), [], 'the nightly trough did not fire');
-});
+    let fired: AlertRow[] = [];
+    for (let attempt = 0; attempt < 600 && fired.length === 0; attempt++) {
+      fired = await alertsOf(dropped.id);
+      if (fired.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    t.equal(fired.length, 1, 'the drop fired once');
+    const [alert] = fired;
+    t.match(alert?.explanation, {
+      measure: 'band',
+      eventType: 'payment',
+      observed: 20,
+      outsideBuckets: 3,
+      windowBuckets: 3,
+      result: true,
+    });
+    const explained = alert?.explanation as { expected: number; lower: number; upper: number };
+    t.ok(explained.expected > 150 && explained.lower > 20, `band ${JSON.stringify(explained)}`);
+    t.match(alert?.current_values, {
+      'eventRate[eventType=payment]': 20,
+      'expected(eventRate[eventType=payment])': explained.expected,
+      'lower(eventRate[eventType=payment])': explained.lower,
+      'upper(eventRate[eventType=payment])': explained.upper,
+    });
+    t.match(alert?.explanation_text, /^eventRate\[eventType=payment\] per 60 min = 20, band /);
+    // Both were judged on every tick since their back-fills; checkout's came first.
+    t.same(await alertsOf(quiet.id), [], 'the nightly trough did not fire');
+  },
+);
 
-void t.test('bad ANOMALY configs are 400 naming why; the rule test reports LEARNING history', async (t) => {
-  const res = await api.send('POST', '', ruleBody('bad anomaly', { ruleType: 'ANOMALY', ruleConfig: { metric: 'eventRate', algorithm: 'seasonal', timezone: 'Europe/Pari' } }));
-  t.equal(res.status, 400);
-  const body = (await res.json()) as { errors: Record<string, string> };
-  t.same(body.errors, { ruleConfig: "Invalid timezone 'Europe/Pari'. Did you mean 'Europe/Paris'?" });
-  const result = await api.test(ruleBody('fresh', { ruleType: 'ANOMALY', ruleConfig: { metric: 'eventRate', eventType: 'nothing-yet' } }));
-  t.equal(result.success, true);
-  t.match(result.message, /LEARNING: 0 of 300 minutes of history covered/);
-  t.ok(
-    result.recommendations.some((r) => /hold 0 buckets of 5 min \(0 min of history\); minHistoryMinutes needs 60: once ACTIVE the rule back-fills/.test(r)),
-    'how much history there is',
-  );
-});
+void t.test(
+  'bad ANOMALY configs are 400 naming why; the rule test reports LEARNING history',
+  async (t) => {
+    const res = await api.send(
+      'POST',
+      '',
+      ruleBody('bad anomaly', {
+        ruleType: 'ANOMALY',
+        ruleConfig: { metric: 'eventRate', algorithm: 'seasonal', timezone: 'Europe/Pari' },
+      }),
+    );
+    t.equal(res.status, 400);
+    const body = (await res.json()) as { errors: Record<string, string> };
+    t.same(body.errors, {
+      ruleConfig: "Invalid timezone 'Europe/Pari'. Did you mean 'Europe/Paris'?",
+    });
+    const result = await api.test(
+      ruleBody('fresh', {
+        ruleType: 'ANOMALY',
+        ruleConfig: { metric: 'eventRate', eventType: 'nothing-yet' },
+      }),
+    );
+    t.equal(result.success, true);
+    t.match(result.message, /LEARNING: 0 of 300 minutes of history covered/);
+    t.ok(
+      result.recommendations.some((r) =>
+        /hold 0 buckets of 5 min \(0 min of history\); minHistoryMinutes needs 60: once ACTIVE the rule back-fills/.test(
+          r,
+        ),
+      ),
+      'how much history there is',
+    );
+  },
+);

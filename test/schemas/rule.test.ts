@@ -294,7 +294,8 @@ void t.test('text PostgreSQL cannot store is refused with its path', (t) => {
   // A PATTERN config is never judged (the type is refused), so only the depth guard speaks of it.
   t.same(errorsOf(checkRuleBody('create', body({ ruleType: 'PATTERN', ruleConfig: { deep } }))), {
     ruleConfig: 'must not nest deeper than 63 levels',
-    ruleType: 'PATTERN rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE, ANOMALY',
+    ruleType:
+      'PATTERN rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE, ANOMALY',
   });
   // ruleConfig itself is level 1: 62 arrays inside it are the most it may hold.
   const nested = (levels: number): unknown => {
@@ -314,7 +315,8 @@ void t.test('text PostgreSQL cannot store is refused with its path', (t) => {
   );
   t.same(errorsOf(checkRuleBody('create', config(63))), {
     ruleConfig: 'must not nest deeper than 63 levels',
-    ruleType: 'PATTERN rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE, ANOMALY',
+    ruleType:
+      'PATTERN rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE, ANOMALY',
   });
   t.end();
 });
@@ -486,7 +488,8 @@ void t.test('test body: the create fields; ruleConfig content is left to testRul
     extra: 'extra is not a known field',
   });
   t.same(errorsOf(checkRuleBody('test', body({ ruleType: 'PATTERN', ruleConfig: 'anything' }))), {
-    ruleType: 'PATTERN rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE, ANOMALY',
+    ruleType:
+      'PATTERN rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE, ANOMALY',
   });
   t.same(errorsOf(checkRuleBody('test', body({ maxAlertsPerHour: 3601 }))), {
     maxAlertsPerHour: 'maxAlertsPerHour must be an integer from 1 to 3600',

@@ -26,7 +26,6 @@ import {
   type RuleType,
 } from './rule-types.ts';
 import type { RuleFields } from './rule.ts';
-import type { AnomalyConfig } from './anomaly/anomaly-config.ts';
 import { anomalyWhenLines, isAnomalyConfig, sameAnomalyWhen } from './anomaly/anomaly-drl.ts';
 
 /** What the DRL is made of; nothing else of a rule (description, channels, throttling) is in it. */
@@ -179,7 +178,7 @@ function mismatch(rule: DrlRule, drl: string): string | null {
         (back.lifecycle?.keepFiringSeconds ?? 0) !== keepFiringSeconds
       )
         return 'the lifecycle attributes did not survive';
-      return back.anomaly !== undefined && sameAnomalyWhen(back.anomaly, rule.config as AnomalyConfig)
+      return back.anomaly !== undefined && sameAnomalyWhen(back.anomaly, rule.config)
         ? null
         : 'the ANOMALY series and band did not survive';
     }

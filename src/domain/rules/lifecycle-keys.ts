@@ -17,4 +17,3 @@ export interface LifecycleKeys {
   readonly keepFiringSeconds?: number;
 }
 export const LIFECYCLE_KEYS = ['pendingSeconds', 'keepFiringSeconds'] as const;
-

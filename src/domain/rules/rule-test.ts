@@ -116,9 +116,13 @@ export function testRule(
       currentValues: result.currentValues,
       explanation: result.explanation,
     };
-    parts.push(result.wouldTrigger ? 'The rule would trigger now' : 'The rule would not trigger now');
+    parts.push(
+      result.wouldTrigger ? 'The rule would trigger now' : 'The rule would not trigger now',
+    );
     if (result.note !== undefined) parts.push(result.note);
-    extra.push(...anomalyRecommendations(config as AnomalyConfig, simulation.status, simulation.live));
+    extra.push(
+      ...anomalyRecommendations(config as AnomalyConfig, simulation.status, simulation.live),
+    );
   } else if (EVALUATED_RULE_TYPES.has(input.ruleType) && input.ruleType !== 'ANOMALY') {
     const evaluation = evaluateRule(input.ruleType, config, metrics, activeSince);
     simulationResult = {

@@ -70,11 +70,7 @@ export const RULE_DEFAULTS = {
   maxAlertsPerHour: 10,
 } as const;
 
-export {
-  LIFECYCLE_KEYS,
-  MAX_LIFECYCLE_SECONDS,
-  type LifecycleKeys,
-} from './lifecycle-keys.ts';
+export { LIFECYCLE_KEYS, MAX_LIFECYCLE_SECONDS, type LifecycleKeys } from './lifecycle-keys.ts';
 /** One comparison; normalised, it always carries its effective window. */
 export interface ConditionLeaf extends LifecycleKeys {
   readonly metric: string;

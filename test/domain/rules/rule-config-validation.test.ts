@@ -319,7 +319,7 @@ void t.test('invalid configs give the exact messages of DESIGN 6', (t) => {
       type: 'ANOMALY',
       input: { sensitivity: 'high', metric: 'eventRate' },
       errors: [
-        'Unknown property \'sensitivity\'. ANOMALY keys are metric, eventType, source, bucketMinutes, algorithm, seasonality, timezone, bounds, direction, alertWindowMinutes, minFraction, minExpected, minDeviation, minHistoryMinutes, pendingSeconds, keepFiringSeconds',
+        "Unknown property 'sensitivity'. ANOMALY keys are metric, eventType, source, bucketMinutes, algorithm, seasonality, timezone, bounds, direction, alertWindowMinutes, minFraction, minExpected, minDeviation, minHistoryMinutes, pendingSeconds, keepFiringSeconds",
       ],
     },
     {

@@ -85,7 +85,10 @@ void t.test('an empty engine and ANOMALY / PATTERN rules never fire', (t) => {
   t.same(engine.tick(aggregator, clock.now()), []);
   engine.setRules([
     // An ANOMALY rule stored before its keys were defined keeps its object and never fires.
-    { ...activeRule(1, { metric: 'eventRate' }, { ruleType: 'ANOMALY' }), ruleConfig: { anything: true } },
+    {
+      ...activeRule(1, { metric: 'eventRate' }, { ruleType: 'ANOMALY' }),
+      ruleConfig: { anything: true },
+    },
     activeRule(2, { sequence: ['a', 'b'] }, { ruleType: 'PATTERN' }),
   ]);
   t.equal(engine.size(), 2);

@@ -35,7 +35,11 @@ export function anomalyWarnings(config: AnomalyConfig, metrics: WindowedMetrics)
  * Recommendations: how many buckets of history there are to learn from (the live series' own
  * status for an ACTIVE rule, else the simulation's), and settings that blind or deafen the band.
  */
-export function anomalyRecommendations(config: AnomalyConfig, status: AnomalyStatus, live: boolean): string[] {
+export function anomalyRecommendations(
+  config: AnomalyConfig,
+  status: AnomalyStatus,
+  live: boolean,
+): string[] {
   const out: string[] = [];
   const needed = Math.ceil(config.minHistoryMinutes / config.bucketMinutes);
   const where = live
@@ -47,11 +51,19 @@ export function anomalyRecommendations(config: AnomalyConfig, status: AnomalySta
         ? ''
         : ': once ACTIVE the rule back-fills its baseline from the stored events, and stays LEARNING until it is covered'),
   );
-  if (config.algorithm !== 'seasonal' && config.bucketMinutes * 60 < 1440 && config.direction !== 'above')
+  if (
+    config.algorithm !== 'seasonal' &&
+    config.bucketMinutes * 60 < 1440 &&
+    config.direction !== 'above'
+  )
     out.push(
       `A ${config.algorithm} baseline does not know the time of day: a nightly trough looks like a drop. Use algorithm 'seasonal' (seasonality daily) for traffic with a daily rhythm`,
     );
-  if (COUNT_METRICS.includes(config.metric) && config.direction !== 'above' && config.minExpected === 0)
+  if (
+    COUNT_METRICS.includes(config.metric) &&
+    config.direction !== 'above' &&
+    config.minExpected === 0
+  )
     out.push(
       `Set minExpected (e.g. 10 events per bucket): a quiet series is judged too, and its band is mostly noise`,
     );

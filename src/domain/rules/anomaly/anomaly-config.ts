@@ -88,7 +88,8 @@ export function defaultHistoryMinutes(
   bucketMinutes: number,
   seasonality: Seasonality | undefined,
 ): number {
-  if (algorithm === 'seasonal') return (seasonality === 'weekly' ? 2 : 3) * SEASON_MINUTES[seasonality ?? 'daily'];
+  if (algorithm === 'seasonal')
+    return (seasonality === 'weekly' ? 2 : 3) * SEASON_MINUTES[seasonality ?? 'daily'];
   return Math.min(MAX_HISTORY_MINUTES, ROBUST_WINDOW_BUCKETS * bucketMinutes);
 }
 

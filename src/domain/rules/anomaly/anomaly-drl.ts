@@ -86,7 +86,11 @@ export function parseAnomalyWhen(p: DrlTokenReader): AnomalyWhen {
   const fraction = p.take('number').text;
   if (fraction.endsWith('L')) p.fail('a double literal');
   p.take('punct', ')');
-  return { ...out, alertWindowMinutes: Number(window), minFraction: Number(fraction) } as AnomalyWhen;
+  return {
+    ...out,
+    alertWindowMinutes: Number(window),
+    minFraction: Number(fraction),
+  } as AnomalyWhen;
 }
 
 /** Same judged keys, whatever their order (a config read back from jsonb has its keys sorted). */

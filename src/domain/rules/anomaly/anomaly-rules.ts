@@ -8,11 +8,7 @@ import type { BucketRead, BucketedMetrics } from '../../metrics/windows/bucket-r
 import type { EvaluationResult } from '../evaluator.ts';
 import type { RuleConfig } from '../rule-types.ts';
 import { MINUTE_MS } from '../../metrics/time.ts';
-import {
-  ROBUST_WINDOW_BUCKETS,
-  SEASON_MINUTES,
-  type AnomalyConfig,
-} from './anomaly-config.ts';
+import { ROBUST_WINDOW_BUCKETS, SEASON_MINUTES, type AnomalyConfig } from './anomaly-config.ts';
 import { bandValues, bandWords, explainBand, seriesName } from './anomaly-explanation.ts';
 import { AnomalySeries, type AnomalySeriesStatus } from './anomaly-series.ts';
 import { validateAnomalyConfig } from './anomaly-validation.ts';
@@ -145,8 +141,13 @@ export class AnomalyRule {
   }
 
   status(): AnomalyStatus {
-    const backfill = this.backfill === 'done' || this.backfill === 'failed' ? this.backfill : 'pending';
-    return { ...this.series.status(), learning: this.series.learning || backfill === 'pending', backfill };
+    const backfill =
+      this.backfill === 'done' || this.backfill === 'failed' ? this.backfill : 'pending';
+    return {
+      ...this.series.status(),
+      learning: this.series.learning || backfill === 'pending',
+      backfill,
+    };
   }
 
   /** The detailed result of the last judged bucket (a transition or a rule test). */

@@ -55,7 +55,8 @@ function shown(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object') return 'an object';
-  const text = JSON.stringify(value) ?? String(value);
+  // undefined, functions and symbols have no JSON: never in a parsed body, but typed as possible.
+  const text = JSON.stringify(value) ?? typeof value;
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
@@ -77,7 +78,9 @@ class AnomalyReader {
     for (const key of Object.keys(this.raw)) {
       if (KNOWN_KEYS.includes(key)) continue;
       if (key === 'filter') {
-        this.fail(`Unknown property 'filter': set eventType or source on the top level of ruleConfig`);
+        this.fail(
+          `Unknown property 'filter': set eventType or source on the top level of ruleConfig`,
+        );
         continue;
       }
       const close = KEY_ALIASES[key] ?? suggest(key, KNOWN_KEYS);
@@ -97,11 +100,15 @@ class AnomalyReader {
     aliases: Readonly<Record<string, string>> = {},
   ): T | undefined {
     if (!this.has(key)) {
-      return fallback ?? this.fail(`Missing required property '${key}': one of ${values.join(', ')}`);
+      return (
+        fallback ?? this.fail(`Missing required property '${key}': one of ${values.join(', ')}`)
+      );
     }
     const value = this.raw[key];
     if (typeof value !== 'string') {
-      return this.fail(`Property '${key}' must be a string (one of ${values.join(', ')}), got ${shown(value)}`);
+      return this.fail(
+        `Property '${key}' must be a string (one of ${values.join(', ')}), got ${shown(value)}`,
+      );
     }
     if ((values as readonly string[]).includes(value)) return value as T;
     const close = aliases[value] ?? suggest(value, values);
@@ -123,7 +130,8 @@ class AnomalyReader {
     if (!this.has(key)) return fallback;
     const value = this.raw[key];
     const kind = options.integer === true ? 'an integer' : 'a number';
-    const range = options.above === true ? `above ${min} and at most ${max}` : `from ${min} to ${max}`;
+    const range =
+      options.above === true ? `above ${min} and at most ${max}` : `from ${min} to ${max}`;
     const why = options.why === undefined ? '' : ` (${options.why})`;
     if (
       typeof value !== 'number' ||

@@ -63,7 +63,9 @@ const scratch = new Float64Array(ROBUST_WINDOW_BUCKETS);
 function median(values: Float64Array, n: number): number {
   const sorted = values.subarray(0, n).sort();
   const mid = n >> 1;
-  return n % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  return n % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 /** robust: median and MAD (σ = 1.4826 · MAD) of the last 60 buckets, a ring of 60 doubles. */
@@ -142,7 +144,7 @@ export class SeasonalBaseline implements Baseline {
 
   estimate(start: number, out: Estimate): boolean {
     const slot = this.slotOf(start);
-    if (Number.isNaN(this.levels[slot] as number)) return false;
+    if (Number.isNaN(this.levels[slot])) return false;
     const sigma = this.pooled(this.deviations, slot, SIGMA_SPAN);
     if (Number.isNaN(sigma)) return false;
     out.level = this.levels[slot] as number;

@@ -49,7 +49,12 @@ void t.test('LEARNING until back-filled, then fires on a drop with its band', (t
   engine.seedAnomaly({ ruleId: 1, generation: request!.generation + 1, values: [] });
   t.equal(engine.anomalyStatus(1)?.backfill, 'pending', 'an answer for another series is ignored');
   engine.seedAnomaly({ ruleId: 1, generation: request!.generation, values: Array(63).fill(100) });
-  t.match(engine.anomalyStatus(1), { backfill: 'done', learning: false, bucketsSeen: 63, historyMinutes: 63 });
+  t.match(engine.anomalyStatus(1), {
+    backfill: 'done',
+    learning: false,
+    bucketsSeen: 63,
+    historyMinutes: 63,
+  });
   t.equal(engine.stateOf(1), 'OK');
 
   const fired = [];
@@ -72,14 +77,20 @@ void t.test('LEARNING until back-filled, then fires on a drop with its band', (t
     learning: false,
   });
   const band = alert.explanation as { expected: number; lower: number; upper: number };
-  t.ok(band.expected > 95 && band.expected < 105 && band.lower > 60 && band.upper > 120, JSON.stringify(band));
+  t.ok(
+    band.expected > 95 && band.expected < 105 && band.lower > 60 && band.upper > 120,
+    JSON.stringify(band),
+  );
   t.match(alert.currentValues, {
     'eventRate[eventType=checkout]': 10,
     'expected(eventRate[eventType=checkout])': band.expected,
     'lower(eventRate[eventType=checkout])': band.lower,
     'upper(eventRate[eventType=checkout])': band.upper,
   });
-  t.match(explanationText(alert.explanation), /^eventRate\[eventType=checkout\] per 1 min = 10, band \d+(\.\d+)?\.\.\d+(\.\d+)? \(expected \d+/);
+  t.match(
+    explanationText(alert.explanation),
+    /^eventRate\[eventType=checkout\] per 1 min = 10, band \d+(\.\d+)?\.\.\d+(\.\d+)? \(expected \d+/,
+  );
   t.match(alert.condition, /below the robust band ±3σ in ≥ 60% of 3 min/);
   t.equal(engine.stateOf(1), 'FIRING');
   t.end();
@@ -95,7 +106,10 @@ void t.test('a config change starts a new series; a rename keeps the learnt one'
   t.equal(engine.anomalyStatus(1)?.bucketsSeen, 63);
   engine.putRules([1], [activeRule(1, { ...CONFIG, bounds: 4 }, { ruleType: 'ANOMALY' })], T0);
   const [second] = engine.backfillRequests(T0);
-  t.ok(second !== undefined && second.generation !== first!.generation, 'new series, new back-fill');
+  t.ok(
+    second !== undefined && second.generation !== first!.generation,
+    'new series, new back-fill',
+  );
   engine.seedAnomaly({ ruleId: 1, generation: second!.generation, values: null });
   t.match(engine.anomalyStatus(1), { backfill: 'failed', learning: true, bucketsSeen: 0 });
   engine.putRules([1], [], T0);
@@ -103,27 +117,44 @@ void t.test('a config change starts a new series; a rename keeps the learnt one'
   t.end();
 });
 
-void t.test('the rule test simulates on the live metrics and says how much history there is', (t) => {
-  const { aggregator, clock } = newAggregator({}, T0);
-  for (let minute = 0; minute < 40; minute++) {
-    clock.set(T0 + minute * MINUTE + 30 * SECOND);
-    aggregator.record(events(minute < 38 ? 100 : 5, clock.now(), { eventType: 'checkout' }));
-  }
-  clock.set(T0 + 40 * MINUTE + 6 * SECOND);
-  const input = { name: 'drop', ruleType: 'ANOMALY' as const, severity: 'HIGH' as const, ruleConfig: CONFIG, notificationChannels: ['slack'] };
-  const result = testRule(input, aggregator, undefined, clock.now(), { now: clock.now() });
-  t.equal(result.success, true);
-  t.equal(result.compilationStatus, 'SUCCESS');
-  t.match(result.simulationResult, {
-    wouldTrigger: true,
-    currentValues: { 'eventRate[eventType=checkout]': 5 },
-    explanation: { measure: 'band', observed: 5, outsideBuckets: 2 },
-  });
-  t.match(result.message, /The rule would trigger now/);
-  t.match(result.recommendations, [/the live metrics .* hold 40 buckets of 1 min \(40 min of history\); minHistoryMinutes needs 30: once ACTIVE the rule back-fills/]);
-  const typo = testRule({ ...input, ruleConfig: { ...CONFIG, eventType: 'chekout' } }, aggregator, undefined, clock.now(), { now: clock.now() });
-  t.equal(typo.compilationStatus, 'WARNING');
-  t.match(typo.message, /No event has used the eventType 'chekout'/);
-  t.match(typo.simulationResult, { wouldTrigger: false });
-  t.end();
-});
+void t.test(
+  'the rule test simulates on the live metrics and says how much history there is',
+  (t) => {
+    const { aggregator, clock } = newAggregator({}, T0);
+    for (let minute = 0; minute < 40; minute++) {
+      clock.set(T0 + minute * MINUTE + 30 * SECOND);
+      aggregator.record(events(minute < 38 ? 100 : 5, clock.now(), { eventType: 'checkout' }));
+    }
+    clock.set(T0 + 40 * MINUTE + 6 * SECOND);
+    const input = {
+      name: 'drop',
+      ruleType: 'ANOMALY' as const,
+      severity: 'HIGH' as const,
+      ruleConfig: CONFIG,
+      notificationChannels: ['slack'],
+    };
+    const result = testRule(input, aggregator, undefined, clock.now(), { now: clock.now() });
+    t.equal(result.success, true);
+    t.equal(result.compilationStatus, 'SUCCESS');
+    t.match(result.simulationResult, {
+      wouldTrigger: true,
+      currentValues: { 'eventRate[eventType=checkout]': 5 },
+      explanation: { measure: 'band', observed: 5, outsideBuckets: 2 },
+    });
+    t.match(result.message, /The rule would trigger now/);
+    t.match(result.recommendations, [
+      /the live metrics .* hold 40 buckets of 1 min \(40 min of history\); minHistoryMinutes needs 30: once ACTIVE the rule back-fills/,
+    ]);
+    const typo = testRule(
+      { ...input, ruleConfig: { ...CONFIG, eventType: 'chekout' } },
+      aggregator,
+      undefined,
+      clock.now(),
+      { now: clock.now() },
+    );
+    t.equal(typo.compilationStatus, 'WARNING');
+    t.match(typo.message, /No event has used the eventType 'chekout'/);
+    t.match(typo.simulationResult, { wouldTrigger: false });
+    t.end();
+  },
+);
