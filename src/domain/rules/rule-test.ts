@@ -5,7 +5,7 @@
 import type { WindowedMetrics } from '../metrics/windows/window-reads.ts';
 import type { Explanation } from './alert.ts';
 import { compileDrl } from './drl.ts';
-import { evaluateRule } from './evaluator.ts';
+import { evaluateRule, type EvaluationResult } from './evaluator.ts';
 import { recommendations, ruleWarnings } from './rule-advice.ts';
 import { validateRuleConfig } from './rule-config-validation.ts';
 import { EVALUATED_RULE_TYPES, RULE_DEFAULTS } from './rule-types.ts';
@@ -105,26 +105,20 @@ export function testRule(
       ? 'Rule compiled successfully'
       : `Rule compiled with warnings: ${warnings.join('; ')}`,
   ];
-  let simulationResult: SimulationResult | null = null;
+  let evaluation: EvaluationResult | null = null;
   const extra: string[] = [];
-  if (input.ruleType === 'ANOMALY' && anomaly.now !== undefined) {
-    const simulation = simulateAnomaly(config as AnomalyConfig, metrics, anomaly.now, anomaly.live);
-    const { result } = simulation;
-    simulationResult = {
-      wouldTrigger: result.wouldTrigger,
-      matchedConditions: result.matchedConditions,
-      currentValues: result.currentValues,
-      explanation: result.explanation,
-    };
-    parts.push(
-      result.wouldTrigger ? 'The rule would trigger now' : 'The rule would not trigger now',
-    );
-    if (result.note !== undefined) parts.push(result.note);
-    extra.push(
-      ...anomalyRecommendations(config as AnomalyConfig, simulation.status, simulation.live),
-    );
-  } else if (EVALUATED_RULE_TYPES.has(input.ruleType) && input.ruleType !== 'ANOMALY') {
-    const evaluation = evaluateRule(input.ruleType, config, metrics, activeSince);
+  if (input.ruleType === 'ANOMALY') {
+    if (anomaly.now !== undefined) {
+      const anomalyConfig = config as AnomalyConfig;
+      const simulation = simulateAnomaly(anomalyConfig, metrics, anomaly.now, anomaly.live);
+      evaluation = simulation.result;
+      extra.push(...anomalyRecommendations(anomalyConfig, simulation.status, simulation.live));
+    }
+  } else if (EVALUATED_RULE_TYPES.has(input.ruleType)) {
+    evaluation = evaluateRule(input.ruleType, config, metrics, activeSince);
+  }
+  let simulationResult: SimulationResult | null = null;
+  if (evaluation !== null) {
     simulationResult = {
       wouldTrigger: evaluation.wouldTrigger,
       matchedConditions: evaluation.matchedConditions,

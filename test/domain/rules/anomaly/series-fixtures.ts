@@ -6,18 +6,10 @@
 import { validateAnomalyConfig } from '../../../../src/domain/rules/anomaly/anomaly-validation.ts';
 import type { AnomalyConfig } from '../../../../src/domain/rules/anomaly/anomaly-config.ts';
 import { AnomalySeries } from '../../../../src/domain/rules/anomaly/anomaly-series.ts';
+import { prng } from '../../../../bench/load-generators/event-mix.ts';
 
-/** mulberry32: the same stream for the same seed. */
-export function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The benches' seeded generator (mulberry32): the same stream for the same seed. */
+export const random = prng;
 
 /** A Poisson count of mean `mean` (Knuth below 30, a rounded normal above). */
 export function poisson(mean: number, next: () => number): number {
