@@ -115,8 +115,12 @@ export class AnomalyRule {
     const { from, to } = this.asked;
     const bucketMs = this.series.bucketMs;
     if (values !== null) {
+      // Aligned on the end: a shorter answer (storage clamps the range) is the newest buckets.
       const count = Math.min(values.length, Math.round((to - from) / bucketMs));
-      for (let i = 0; i < count; i++) this.series.observe(from + i * bucketMs, values[i] ?? 0);
+      const first = to - count * bucketMs;
+      const skip = values.length - count;
+      for (let i = 0; i < count; i++)
+        this.series.observe(first + i * bucketMs, values[skip + i] ?? 0);
     }
     if (!(this.series.until >= to)) this.series.skipTo(to);
     this.backfill = values === null ? 'failed' : 'done';

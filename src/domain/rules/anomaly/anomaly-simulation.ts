@@ -8,6 +8,7 @@ import { MINUTE_MS } from '../../metrics/time.ts';
 import type { EvaluationResult } from '../evaluator.ts';
 import type { AnomalyConfig } from './anomaly-config.ts';
 import { AnomalyRule, type AnomalyStatus } from './anomaly-rules.ts';
+import { sameAnomalyWhen } from './anomaly-drl.ts';
 
 export interface AnomalySimulation {
   readonly result: EvaluationResult;
@@ -24,7 +25,9 @@ export function simulateAnomaly(
   now: number,
   live?: AnomalyRule,
 ): AnomalySimulation {
-  if (live !== undefined) return { result: live.explain(), status: live.status(), live: true };
+  // The live series only while it runs this config (an edit reaches the actor a moment later).
+  if (live !== undefined && sameAnomalyWhen(live.config, config))
+    return { result: live.explain(), status: live.status(), live: true };
   const rule = new AnomalyRule(0, 0, config);
   const bucketMs = config.bucketMinutes * MINUTE_MS;
   rule.startLive(Math.floor((now - DAY_MS) / bucketMs) * bucketMs + bucketMs);
