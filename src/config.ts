@@ -88,6 +88,13 @@ export const ConfigSchema = Type.Object({
     1000,
     'How often the ACTIVE rules are evaluated against the live metrics.',
   ),
+  BACKTEST_TIME_BUDGET_MS: Int(
+    1,
+    600000,
+    30000,
+    'Time one backtest may take; past it the answer says what was done, truncated.',
+  ),
+  BACKTEST_MAX_RUNNING: Int(1, 64, 2, 'Backtests running at once (one per API key); more: 503.'),
   EVALUATION_CPU_STATS: Type.Boolean({
     default: false,
     description:

@@ -18,6 +18,7 @@ import { loadDashboard } from './dashboard/assets.ts';
 import { serveDashboard } from './dashboard/serve.ts';
 import { buildApp, listen } from './http/server.ts';
 import { buildRoutes } from './http/routes.ts';
+import { createBacktestRunner } from './actors/backtest-runner.ts';
 import { createLogger, redactUrlPasswords, type Logger } from './log.ts';
 import { createAlertSink } from './alerting/alert-sink.ts';
 import { startAuthentication } from './auth/start-auth.ts';
@@ -32,6 +33,12 @@ import { createRequestGate } from './request-gate.ts';
 import { attachStomp } from './stomp/endpoint.ts';
 import { REAL_TIMERS, type Timers } from './timers.ts';
 import { SERVICE_VERSION } from './version.ts';
+
+/**
+ * How long the storage threads may take to load and answer a first ping at start (their code is
+ * compiled on load under tsx, and the machine may be busy); past it the start fails, saying so.
+ */
+const STORAGE_START_DEADLINE_MS = 60_000;
 
 export interface RunningService {
   readonly port: number;
@@ -140,6 +147,8 @@ async function startOn(
     maxInFlight: config.STORAGE_WORKERS * config.DB_CONNECTIONS_PER_WORKER,
     writeTimeoutMs: config.DB_QUERY_TIMEOUT_MS,
   });
+  const notStarted = await pool.started(STORAGE_START_DEADLINE_MS);
+  if (notStarted !== null) throw new Error(`the storage workers did not start: ${notStarted}`);
   const pruner = startIdempotencyPruner(pool, {
     windowHours: config.IDEMPOTENCY_WINDOW_HOURS,
     log,
@@ -175,6 +184,15 @@ async function startOn(
   const auth = await startAuthentication(config, pool, log);
   started.push(() => auth.stop());
   const gate = createRequestGate();
+  const backtests = createBacktestRunner({
+    databaseUrl,
+    schema: config.DATABASE_SCHEMA,
+    queryTimeoutMs: config.DB_QUERY_TIMEOUT_MS,
+    logLevel: config.LOG_LEVEL,
+    maxRunning: config.BACKTEST_MAX_RUNNING,
+    log,
+  });
+  started.push(() => backtests.stop());
   const routes = buildRoutes({
     authentication: config.VIGIL_AUTH,
     hasher: auth.hasher,
@@ -189,6 +207,14 @@ async function startOn(
     // The change is committed either way; a failed reload is logged and retried by ruleSync.
     onRuleChanged: (id) => ruleSync.changed(id),
     onAcknowledged: (alert) => alertSink.acknowledged(alert),
+    backtests,
+    backtestBudgetMs: config.BACKTEST_TIME_BUDGET_MS,
+    evaluationMs: config.RULE_EVALUATION_MS,
+    metricsLimits: {
+      maxEventTypes: config.METRICS_MAX_EVENT_TYPES,
+      maxSources: config.METRICS_MAX_SOURCES,
+      maxTrackedUsers: config.METRICS_MAX_TRACKED_USERS,
+    },
   });
   // One count for HTTP requests in progress and WebSockets: MAX_CONNECTIONS bounds both together.
   const connections = createConnectionLimit(config.MAX_CONNECTIONS);
@@ -233,6 +259,7 @@ async function startOn(
     broadcastTimers.clearInterval(broadcast);
     stomp.closeAll();
     await gate.close();
+    await backtests.stop();
     await batcher.drain();
     pruner.stop();
     // Evaluation stops before the last alerts are stored, so none arrives after the pool closed.

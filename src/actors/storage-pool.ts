@@ -6,6 +6,7 @@ import { Piscina } from 'piscina';
 import { AppError } from '../errors.ts';
 import { workerEntry, workerExecArgv } from './worker-entry.ts';
 import type {
+  StorageHandlers,
   StorageInput,
   StorageOperation,
   StorageOutput,
@@ -14,6 +15,12 @@ import type {
 
 export interface StoragePool {
   run<K extends StorageOperation>(name: K, input: StorageInput<K>): Promise<StorageOutput<K>>;
+  /**
+   * Resolves once every thread has loaded and answered a ping, or with why not within
+   * `deadlineMs`. Called once at start: a thread's first task also pays for loading its code,
+   * which on a busy machine can take longer than an operation's own timeout.
+   */
+  started(deadlineMs: number): Promise<string | null>;
   /** Tasks waiting for a free worker slot. */
   queued(): number;
   /** Waits for running tasks (at most closeTimeoutMs), then ends the threads. */
@@ -67,6 +74,26 @@ export function startStoragePool(options: StoragePoolOptions): StoragePool {
           });
         }
         throw error;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    async started(deadlineMs) {
+      let timer: NodeJS.Timeout | undefined;
+      // One ping per thread, sent together: piscina hands each to its least busy thread.
+      const pings = Array.from({ length: options.threads }, () =>
+        (pool.run({}, { name: 'ping' }) as ReturnType<StorageHandlers['ping']>).then((result) =>
+          result.ok ? null : result.message,
+        ),
+      );
+      const deadline = new Promise<string>((resolve) => {
+        timer = setTimeout(() => resolve(`not started within ${deadlineMs} ms`), deadlineMs);
+      });
+      try {
+        const answers = Promise.all(pings).then(
+          (reasons) => reasons.find((r) => r !== null) ?? null,
+        );
+        return await Promise.race([answers, deadline]);
       } finally {
         clearTimeout(timer);
       }

@@ -119,3 +119,16 @@ export async function endSilence(sql: Sql, id: number, now: number): Promise<Sil
     return 'ended' as const;
   });
 }
+
+/** The silences whose time range overlaps [from, to) (a backtest's), by id; at most `limit`. */
+export async function silencesOverlapping(
+  sql: Sql,
+  from: number,
+  to: number,
+  limit: number,
+): Promise<SilenceRecord[]> {
+  const rows = await sql<SilenceRow[]>`
+    SELECT * FROM silences WHERE starts_at < ${at(to)} AND ends_at > ${at(from)}
+    ORDER BY id LIMIT ${limit}`;
+  return rows.map(toRecord);
+}

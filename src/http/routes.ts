@@ -4,6 +4,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { alertRoutes, type AlertDeps } from './handlers/alerts.ts';
+import { backtestRoutes, type BacktestDeps } from './handlers/backtest.ts';
 import { contactPointRoutes, type ContactPointDeps } from './handlers/contact-points.ts';
 import { eventRoutes, type EventDeps } from './handlers/events.ts';
 import { evaluationStatsRoutes } from './handlers/evaluation-stats.ts';
@@ -24,6 +25,7 @@ export type RouteDeps = EventDeps &
   ContactPointDeps &
   KeyDeps &
   AlertDeps &
+  BacktestDeps &
   SilenceDeps;
 
 export function buildRoutes(deps: RouteDeps): Route[] {
@@ -33,6 +35,7 @@ export function buildRoutes(deps: RouteDeps): Route[] {
     ...metricsRoutes(deps),
     ...ruleRoutes(deps),
     ...ruleTestRoutes(deps),
+    ...backtestRoutes(deps),
     ...alertRoutes(deps),
     ...silenceRoutes(deps),
     ...evaluationStatsRoutes(deps),

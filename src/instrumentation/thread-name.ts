@@ -6,7 +6,11 @@
 import { writeFileSync } from 'node:fs';
 
 /** The names threads give themselves (at most 15 bytes: the kernel's limit for a thread name). */
-export const THREAD_NAMES = { storage: 'vigil-storage', metrics: 'vigil-metrics' } as const;
+export const THREAD_NAMES = {
+  storage: 'vigil-storage',
+  metrics: 'vigil-metrics',
+  backtest: 'vigil-backtest',
+} as const;
 
 export function nameThisThread(name: (typeof THREAD_NAMES)[keyof typeof THREAD_NAMES]): void {
   try {

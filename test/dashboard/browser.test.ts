@@ -120,6 +120,36 @@ async function run(): Promise<void> {
     },
   );
 
+  t.test(
+    'the editor backtests a draft: a chart and the transitions it would have made',
+    async (t) => {
+      await page.click('a[href="#/rules"]');
+      await page.click('text=New rule');
+      await page.fill('input[name=name]', 'Backtested rule');
+      await page.fill('input[name="ruleConfig.metric"]', 'eventsByType[checkout]');
+      await page.fill('input[name="ruleConfig.threshold"]', '0');
+      await page.waitForSelector('[data-valid=true]');
+      await page.click('.backtest button:has-text("Backtest")');
+      const answer = await page.waitForSelector('.backtest-result, .backtest .error');
+      t.match(
+        await answer.getAttribute('class'),
+        'backtest-result',
+        (await answer.textContent()) ?? '',
+      );
+      // The checkout events posted above are stored: the rule would have fired on them.
+      const fired = await page.waitForSelector(
+        'table[aria-label="Backtest transitions"] tr[data-transition=FIRING]',
+      );
+      t.match(await fired.textContent(), 'eventsByType[checkout]');
+      await page.waitForSelector('.backtest-chart[data-points]');
+      const points = Number(await page.getAttribute('.backtest-chart', 'data-points'));
+      t.ok(points > 100, `the chart draws the day (${points} points)`);
+      t.ok(await page.$('.backtest-chart canvas'), 'drawn by uPlot');
+      await browser.screenshot(page, 'editor-backtest');
+      await page.click('text=Cancel');
+    },
+  );
+
   t.test('events: page through, one event as JSON, send a test event', async (t) => {
     await postEvents(svc, 30, { eventType: 'page.view', source: 'web', userId: 'u1' });
     await page.click('a[href="#/events"]');

@@ -10,6 +10,7 @@ import type { VNode } from 'preact';
 import { describeError, ApiError } from './api.ts';
 import { fromConfig, newLeaf, numberOrText, toConfig, type Draft } from './condition-draft.ts';
 import { ConditionNode } from './condition-editor.ts';
+import { Backtest } from './backtest.ts';
 import { SelectField, TextField } from './fields.ts';
 import { isAdmin, type Session } from './session.ts';
 import type { RuleRecord } from '../../domain/rules/rule.ts';
@@ -217,6 +218,7 @@ export function RuleEditor({ session, rule, onDone }: RuleEditorProps): VNode {
               </div>`
       }
     </section>
+    <${Backtest} session=${session} rule=${body} ruleId=${rule?.id ?? null} />
     <details>
       <summary>ruleConfig as JSON</summary>
       <pre>${JSON.stringify(body.ruleConfig, null, 2)}</pre>

@@ -65,7 +65,7 @@ function leafSpanMs(leaf: ConditionLeaf): number {
 }
 
 /** The span of metrics a rule reads, in ms: its longest (RATE_CHANGE reads two windows). */
-function readSpanMs(ruleType: RuleType, config: RuleConfig): number {
+export function readSpanMs(ruleType: RuleType, config: RuleConfig): number {
   if (ruleType === 'ANOMALY') {
     const anomaly = anomalyConfigOf(config);
     return anomaly === null ? 0 : anomalyRestoreMs(anomaly);
