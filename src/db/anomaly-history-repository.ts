@@ -1,16 +1,14 @@
 /**
  * @module The stored history of an ANOMALY series (storage workers): its bucket values from the
  * events table, one bounded query per series when its rule is created, enabled or changed, or the
- * metrics actor restarts. Bucketed by receipt time, as the live metrics count; the range is found
- * through the timestamp index (events_ts_id) with an hour of slack for client clock skew.
+ * metrics actor restarts (and by a backtest before its replay). Bucketed by receipt time, as the
+ * live metrics count; the range is found through the receipt-time index (events_received_id).
  */
 import { MAX_BACKFILL_MINUTES } from '../domain/rules/anomaly/anomaly-config.ts';
 import type { BackfillRequest } from '../domain/rules/anomaly/anomaly-rules.ts';
 import type { BucketMeasure } from '../domain/metrics/windows/bucket-read.ts';
 import type { Sql } from './connect.ts';
 
-/** Events whose client timestamp is further than this from their receipt are not read back. */
-const CLOCK_SLACK_MS = 3_600_000;
 /** A series' read never holds a connection longer: the service keeps going without its history. */
 const STATEMENT_TIMEOUT = '30s';
 
@@ -42,8 +40,7 @@ export async function anomalyHistory(sql: Sql, request: BackfillRequest): Promis
       SELECT floor((extract(epoch FROM received_at) * 1000 - ${from}) / ${bucketMs})::int AS i,
              ${tx.unsafe(MEASURES[metric])} AS v
       FROM events
-      WHERE ts >= ${new Date(from - CLOCK_SLACK_MS)} AND ts < ${new Date(request.to + CLOCK_SLACK_MS)}
-        AND received_at >= ${new Date(from)} AND received_at < ${new Date(request.to)}
+      WHERE received_at >= ${new Date(from)} AND received_at < ${new Date(request.to)}
         ${eventType === undefined ? tx`` : tx`AND event_type = ${eventType}`}
         ${source === undefined ? tx`` : tx`AND source = ${source}`}
       GROUP BY 1`;
