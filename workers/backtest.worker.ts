@@ -7,6 +7,7 @@
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { connect } from '../src/db/connect.ts';
 import { eventsReceived } from '../src/db/backtest-repository.ts';
+import { anomalyHistory } from '../src/db/anomaly-history-repository.ts';
 import { silencesOverlapping } from '../src/db/silences-repository.ts';
 import { runBacktest } from '../src/domain/rules/backtest/run-backtest.ts';
 import { nameThisThread, THREAD_NAMES } from '../src/instrumentation/thread-name.ts';
@@ -39,6 +40,7 @@ try {
     chunks: (from, to) => eventsReceived(sql, from, to),
     silences,
     elapsed: () => performance.now() - started,
+    anomalyHistory: (request) => anomalyHistory(sql, request),
   });
   post({ type: 'done', result });
 } catch (error) {

@@ -146,6 +146,26 @@ void t.test(
   },
 );
 
+void t.test('the backtest of the stored rule decides what the live rule did', async (t) => {
+  // From 6 hours before the seeded week's end: the drop is its last 3 hours.
+  const res = await svc.request('/api/v1/rules/backtest', {
+    json: { ruleId: ids.dropped, from: end - 6 * HOUR, to: end + 10_000 },
+  });
+  t.equal(res.status, 200);
+  const result = (await res.json()) as {
+    transitions: { transition: string; at: string; explanation: Record<string, unknown> }[];
+  };
+  t.match(result.transitions, [
+    {
+      transition: 'FIRING',
+      // 2 of the 3 buckets below the band once the second dropped hour completed.
+      at: new Date(end - HOUR + 5000).toISOString(),
+      explanation: { measure: 'band', observed: 20, outsideBuckets: 2, result: true },
+    },
+  ]);
+  t.equal(result.transitions.length, 1);
+});
+
 /** The evaluator's tick count (GET /rules/evaluation-stats). */
 async function ticks(): Promise<number> {
   const res = await svc.request('/api/v1/rules/evaluation-stats?last=1');

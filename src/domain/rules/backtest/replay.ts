@@ -14,6 +14,7 @@ import { RuleEngine, readSpanMs } from '../rule-engine.ts';
 import { EVALUATED_RULE_TYPES, leaves, type Condition } from '../rule-types.ts';
 import type { ActiveRule } from '../rule.ts';
 import { ReplayMetrics, readsTheClock } from './replay-metrics.ts';
+import type { BackfillAnswer, BackfillRequest } from '../anomaly/anomaly-rules.ts';
 
 /** What one tick decided, in the order the metrics actor posts it. */
 export interface TickOutcome {
@@ -64,7 +65,8 @@ export class Replay {
     this.advance(at);
     this.aggregator.record(events);
     this.metrics.changed();
-    // PATTERN (issue 20 section 1) matches here: this.engine.observe(events, at).
+    // PATTERN (issue 20 section 1) matches here: this.engine.observe(events, at). ANOMALY needs
+    // nothing per event: its series read the completed buckets of these metrics at each tick.
   }
 
   /** One evaluation at `at` (>= every time fed or ticked before). */
@@ -76,8 +78,22 @@ export class Replay {
     return { resolved: this.resolved, digests: this.digests, fired };
   }
 
+  /**
+   * ANOMALY: the stored history its series needs before the replay's first event (empty for
+   * the other types); answer each with seedAnomaly, as the front answers the metrics actor.
+   */
+  backfillRequests(): BackfillRequest[] {
+    return this.engine.backfillRequests(this.clock);
+  }
+
+  seedAnomaly(answer: BackfillAnswer): void {
+    this.engine.seedAnomaly(answer);
+  }
+
   /** The rule's values now, as an alert shows them (the chart's points). */
   values(): Readonly<Record<string, number>> {
+    const anomaly = this.engine.anomalyRule(this.rule.id);
+    if (anomaly !== undefined) return anomaly.explain().currentValues;
     const { ruleType, ruleConfig } = this.rule;
     return evaluateRule(ruleType, ruleConfig, this.metrics, this.activeFrom).currentValues;
   }
