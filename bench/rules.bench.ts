@@ -27,11 +27,13 @@ import { startService, type BenchService } from './harness/bench-service.ts';
 import { ruleBodies } from './load-generators/rule-mix.ts';
 import { metricsGetScenario } from './load-generators/service-calls.ts';
 import { patternScenario } from './rules-pattern.ts';
+import { runAnomalyScenario } from './anomaly-rules.scenario.ts';
 
 // Knobs (env): RULES, RULE_CONCURRENCY, FIRING_PER_MILLE; INGEST_RATE, INGEST_BATCH, INGEST_SEC,
 // INGEST_CONNECTIONS, INGEST_TYPES, INGEST_SOURCES, INGEST_USERS; ROUNDS, DURATION (s), WARMUP (s),
 // GET_CONNECTIONS;
-// PROFILE=1 profiles the service; service variables pass through.
+// PROFILE=1 profiles the service; service variables pass through; ANOMALY_RULES (0: no ANOMALY
+// scenario), ANOMALY_TICKS, ANOMALY_RATE (bench/anomaly-rules.scenario.ts).
 const RULES = intKnob('RULES', 10_000);
 const RULE_CONCURRENCY = intKnob('RULE_CONCURRENCY', 32);
 const FIRING_PER_MILLE = intKnob('FIRING_PER_MILLE', 10, 0);
@@ -316,6 +318,8 @@ async function main(): Promise<number> {
     out(await summariseProfiles(profileDir));
   }
 
+  out();
+  runAnomalyScenario();
   if (active !== RULES) problems.push(`${active} active rules, expected ${RULES}`);
   if (after.rules !== RULES)
     problems.push(`the evaluator holds ${after.rules} rules, expected ${RULES}`);

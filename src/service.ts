@@ -8,6 +8,7 @@ import { createIngestBatcher } from './actors/ingest-batcher.ts';
 import { startIdempotencyPruner } from './actors/idempotency-pruner.ts';
 import { startMetricsActor, type RestartTimers } from './actors/metrics-actor-client.ts';
 import { seedNewestEvents } from './actors/newest-events-seed.ts';
+import { backfillAnomalies } from './actors/anomaly-backfill.ts';
 import { startStoragePool } from './actors/storage-pool.ts';
 import type { Config } from './config.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres.ts';
@@ -177,6 +178,7 @@ async function startOn(
   metrics.onAlert((transition) => alertSink.accept(transition));
   // Before the first rule load: it makes the actor ask for the producers its rules watch.
   seedNewestEvents(pool, metrics, log);
+  backfillAnomalies(pool, metrics, log);
   const ruleSync = createRuleSync(pool, metrics, log);
   started.push(() => ruleSync.stop());
   await ruleSync.changed();

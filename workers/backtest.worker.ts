@@ -7,6 +7,7 @@
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { connect } from '../src/db/connect.ts';
 import { eventsReceived } from '../src/db/backtest-repository.ts';
+import { anomalyHistory } from '../src/db/anomaly-history-repository.ts';
 import { silencesOverlapping } from '../src/db/silences-repository.ts';
 import { runBacktest } from '../src/domain/rules/backtest/run-backtest.ts';
 import { nameThisThread, THREAD_NAMES } from '../src/instrumentation/thread-name.ts';
@@ -36,9 +37,10 @@ try {
   const { job } = data;
   const silences = await silencesOverlapping(sql, job.from, job.to, MAX_SILENCES);
   const result = await runBacktest(job, {
-    chunks: (from, to) => eventsReceived(sql, from, to),
+    chunks: (from, to, detail) => eventsReceived(sql, from, to, detail),
     silences,
     elapsed: () => performance.now() - started,
+    anomalyHistory: (request) => anomalyHistory(sql, request),
   });
   post({ type: 'done', result });
 } catch (error) {

@@ -60,8 +60,12 @@ const tickTimer = new TickTimer(data.evaluationCpuStats);
 /** What the rule test of a stored rule says of its lifecycle and throttling now. */
 const stateNote = (ruleId: number, now: number): string | undefined => {
   const state = engine.stateOf(ruleId);
+  const anomaly = engine.anomalyStatus(ruleId);
   const parts = [
     state === 'FIRING' || state === 'PENDING' ? `The rule is ${state}` : undefined,
+    state === 'LEARNING' && anomaly !== undefined
+      ? `The rule is LEARNING: ${anomaly.historyMinutes} of ${anomaly.minHistoryMinutes} minutes of history covered${anomaly.backfill === 'pending' ? ', stored history still being read' : ''}`
+      : undefined,
     engine.throttleNote(ruleId, now),
   ].filter((part): part is string => part !== undefined);
   return parts.length === 0 ? undefined : parts.join('. ');
@@ -127,6 +131,11 @@ const ruleSetReply = (): RuleSetReply => ({
   rules: engine.size(),
   eventDetail: engine.needsEventDetail(),
 });
+/** Asks the front for the stored history of ANOMALY series that have none (once per series). */
+const askBackfills = (): void => {
+  const requests = engine.backfillRequests(Date.now());
+  if (requests.length > 0) post({ type: 'anomaly-backfill', requests });
+};
 
 port.on('message', (command: MetricsCommand) => {
   const { requestId } = command;
@@ -145,18 +154,21 @@ port.on('message', (command: MetricsCommand) => {
         const note = typeof input.id === 'number' ? stateNote(input.id, now) : undefined;
         // A rule not ACTIVE would become so now: a silent key of it counts from now.
         const since = typeof input.id === 'number' ? engine.activeSinceOf(input.id) : undefined;
-        const value = testRule(input, aggregator, note, since ?? now);
+        const live = typeof input.id === 'number' ? engine.anomalyRule(input.id) : undefined;
+        const value = testRule(input, aggregator, note, since ?? now, { now, live });
         post({ type: 'reply', requestId, result: { ok: true, value } });
         return;
       }
       case 'set-rules':
         resolveLeft([...engine.setRules(command.rules, Date.now()), ...command.orphans]);
         watchProducers();
+        askBackfills();
         post({ type: 'reply', requestId, result: { ok: true, value: ruleSetReply() } });
         return;
       case 'put-rules':
         resolveLeft(engine.putRules(command.ids, command.rules, Date.now()));
         watchProducers();
+        askBackfills();
         post({ type: 'reply', requestId, result: { ok: true, value: ruleSetReply() } });
         return;
       case 'rule-status': {
@@ -166,6 +178,10 @@ port.on('message', (command: MetricsCommand) => {
       }
       case 'seed-last-events':
         aggregator.seedLastEvents(command.newest);
+        post({ type: 'reply', requestId, result: { ok: true, value: null } });
+        return;
+      case 'seed-anomaly':
+        engine.seedAnomaly(command.answer);
         post({ type: 'reply', requestId, result: { ok: true, value: null } });
         return;
       case 'evaluation-stats': {

@@ -11,6 +11,7 @@ import { connect } from '../src/db/connect.ts';
 import { describeDbError } from '../src/db/db-failure.ts';
 import * as events from '../src/db/events-repository.ts';
 import { newestEvents as readNewestEvents } from '../src/db/newest-events-repository.ts';
+import { anomalyHistory as readAnomalyHistory } from '../src/db/anomaly-history-repository.ts';
 import * as idempotency from '../src/db/idempotent-insert.ts';
 import * as rules from '../src/db/rules-repository.ts';
 import * as alerts from '../src/db/alerts-repository.ts';
@@ -149,6 +150,8 @@ export const replayPattern: StorageHandlers['replayPattern'] = ({ config, now })
 
 export const newestEvents: StorageHandlers['newestEvents'] = (lookup) =>
   guarded('newestEvents', () => readNewestEvents(sql, lookup));
+export const anomalyHistory: StorageHandlers['anomalyHistory'] = (request) =>
+  guarded('anomalyHistory', () => readAnomalyHistory(sql, request));
 export const pruneIdempotencyKeys: StorageHandlers['pruneIdempotencyKeys'] = ({ before, limit }) =>
   guarded('pruneIdempotencyKeys', () => idempotency.pruneIdempotencyKeys(sql, before, limit));
 
@@ -421,4 +424,5 @@ export const endSilence: StorageHandlers['endSilence'] = async ({ id, now }) => 
   endSilence,
   newestEvents,
   replayPattern,
+  anomalyHistory,
 }) satisfies StorageHandlers;

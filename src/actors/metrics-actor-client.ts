@@ -10,6 +10,7 @@ import type { KeyLookup, NewestEvents } from '../domain/metrics/state/last-event
 import type { AlertTransition } from '../domain/rules/alert.ts';
 import type { MetricsHistory } from '../domain/metrics/snapshot/snapshot.ts';
 import type { ActiveRule } from '../domain/rules/rule.ts';
+import type { BackfillAnswer, BackfillRequest } from '../domain/rules/anomaly/anomaly-rules.ts';
 import type { RuleTestInput, RuleTestResult } from '../domain/rules/rule-test.ts';
 import type { RuleRuntimeStatus } from '../domain/rules/rule-engine.ts';
 import { AppError } from '../errors.ts';
@@ -73,6 +74,10 @@ export interface MetricsActor {
   onWatching(listener: (keys: KeyLookup) => void): void;
   /** The newest stored events of keys a watching notice asked for. */
   seedLastEvents(newest: NewestEvents): Promise<void>;
+  /** Called when ANOMALY series need their stored history: read it and answer with seedAnomaly. */
+  onAnomalyBackfill(listener: (requests: readonly BackfillRequest[]) => void): void;
+  /** The stored history one backfill request asked for. */
+  seedAnomaly(answer: BackfillAnswer): Promise<void>;
   /** Called after a dead actor was replaced: it holds no rules until they are sent again. */
   onRestart(listener: () => void): void;
   stop(): Promise<void>;
@@ -115,6 +120,7 @@ export async function startMetricsActor(
   const alertListeners: ((transition: AlertTransition) => void)[] = [];
   const restartListeners: (() => void)[] = [];
   const watchingListeners: ((keys: KeyLookup) => void)[] = [];
+  const backfillListeners: ((requests: readonly BackfillRequest[]) => void)[] = [];
   /** The running (or starting) thread; null between a death and the next start. */
   let worker: Worker | null = null;
   let restartTimer: unknown = null;
@@ -136,6 +142,9 @@ export async function startMetricsActor(
         return;
       case 'watching':
         for (const listener of watchingListeners) listener(notice.keys);
+        return;
+      case 'anomaly-backfill':
+        for (const listener of backfillListeners) listener(notice.requests);
         return;
       case 'reply': {
         const waiting = pending.get(notice.requestId);
@@ -264,6 +273,10 @@ export async function startMetricsActor(
     onWatching: (listener) => watchingListeners.push(listener),
     async seedLastEvents(newest) {
       await send('seed-last-events', { newest });
+    },
+    onAnomalyBackfill: (listener) => backfillListeners.push(listener),
+    async seedAnomaly(answer) {
+      await send('seed-anomaly', { answer });
     },
     async stop() {
       stopping = true;

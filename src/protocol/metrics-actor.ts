@@ -8,6 +8,7 @@ import type { KeyLookup, NewestEvents } from '../domain/metrics/state/last-event
 import type { AlertTransition } from '../domain/rules/alert.ts';
 import type { ActiveRule } from '../domain/rules/rule.ts';
 import type { RuleRuntimeStatus } from '../domain/rules/rule-engine.ts';
+import type { BackfillAnswer, BackfillRequest } from '../domain/rules/anomaly/anomaly-rules.ts';
 import type { RuleTestInput, RuleTestResult } from '../domain/rules/rule-test.ts';
 import type { TickSummary } from '../instrumentation/tick-stats.ts';
 
@@ -43,6 +44,8 @@ export type MetricsCommand =
   | { readonly type: 'seed-last-events'; readonly requestId: number; readonly newest: NewestEvents }
   /** The runtime status of a rule (GET /rules/{id}/status); null when it is not ACTIVE here. */
   | { readonly type: 'rule-status'; readonly requestId: number; readonly ruleId: number }
+  /** The stored history an `anomaly-backfill` notice asked for (values null: the read failed). */
+  | { readonly type: 'seed-anomaly'; readonly requestId: number; readonly answer: BackfillAnswer }
   /** Over the last `last` ticks (1..600). */
   | { readonly type: 'evaluation-stats'; readonly requestId: number; readonly last: number }
   /** The last `minutes` (1..1440), minute by minute (the dashboard's charts after a reload). */
@@ -61,6 +64,7 @@ export interface MetricsReplies {
   readonly 'evaluation-stats': EvaluationStats;
   readonly history: MetricsHistory;
   readonly 'seed-last-events': null;
+  readonly 'seed-anomaly': null;
   readonly stop: null;
 }
 
@@ -110,6 +114,12 @@ export type MetricsNotice =
    * so that the times survive an actor restart.
    */
   | { readonly type: 'watching'; readonly keys: KeyLookup }
+  /**
+   * ANOMALY series without history (a rule created, enabled or changed, or an actor restart): the
+   * front reads their buckets from the stored events on the storage pool and answers each with
+   * seed-anomaly; the evaluator's tick never waits, the series stay LEARNING meanwhile.
+   */
+  | { readonly type: 'anomaly-backfill'; readonly requests: readonly BackfillRequest[] }
   | {
       readonly type: 'reply';
       readonly requestId: number;

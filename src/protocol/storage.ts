@@ -8,6 +8,7 @@ import type { ContactPoint, ContactPointFields } from '../domain/contact-points/
 import type { EventPage, EventRecord, NewEvent } from '../domain/event.ts';
 import type { KeyLookup, NewestEvents } from '../domain/metrics/state/last-event-times.ts';
 import type { InsertOutcome } from '../domain/idempotency.ts';
+import type { BackfillRequest } from '../domain/rules/anomaly/anomaly-rules.ts';
 import type {
   Acknowledgement,
   AlertDeliveries,
@@ -48,6 +49,8 @@ export interface StorageHandlers {
    * (newest-events-repository.ts says how far it looks).
    */
   newestEvents(input: KeyLookup): Promise<Result<NewestEvents, DbFailure>>;
+  /** An ANOMALY series' bucket values from the stored events, oldest first (its back-fill). */
+  anomalyHistory(input: BackfillRequest): Promise<Result<readonly number[], DbFailure>>;
   /**
    * Group commit: one statement for the whole batch; outcomes in input order (plain ids unless
    * an event carries an idempotency key).

@@ -12,6 +12,8 @@ import {
 } from '../domain/rules/alert.ts';
 import { LOGICAL_OPERATORS, OPERATOR_NAMES, RULE_SEVERITIES } from '../domain/rules/rule-types.ts';
 import { describes } from './describes.ts';
+import type { ExplainedBand } from '../domain/rules/anomaly/anomaly-explanation.ts';
+import { ANOMALY_METRICS, DIRECTIONS } from '../domain/rules/anomaly/anomaly-config.ts';
 
 const literals = <T extends string>(values: readonly T[]) =>
   Type.Union(values.map((value) => Type.Literal(value)));
@@ -78,6 +80,31 @@ export const ExplainedPatternSchema = describes<ExplainedPattern>()(
   }),
 );
 
+const nullableNumber = Type.Union([Type.Number(), Type.Null()]);
+const nullableString = Type.Union([Type.String(), Type.Null()]);
+
+/** An ANOMALY rule as evaluated: the last completed bucket next to its band. */
+export const ExplainedBandSchema = describes<ExplainedBand>()(
+  Type.Object({
+    measure: Type.Literal('band'),
+    metric: literals(ANOMALY_METRICS),
+    eventType: nullableString,
+    source: nullableString,
+    bucketMinutes: Type.Integer(),
+    bucketStart: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    observed: nullableNumber,
+    expected: nullableNumber,
+    lower: nullableNumber,
+    upper: nullableNumber,
+    direction: literals(DIRECTIONS),
+    outsideBuckets: Type.Integer({ minimum: 0 }),
+    windowBuckets: Type.Integer({ minimum: 1 }),
+    minFraction: Type.Number(),
+    learning: Type.Boolean(),
+    result: Type.Boolean(),
+  }),
+);
+
 /** A condition tree as evaluated: a leaf, or AND / OR / NOT with its result and conditions. */
 export const ConditionExplanationSchema = Type.Recursive(
   (Self) =>
@@ -92,8 +119,12 @@ export const ConditionExplanationSchema = Type.Recursive(
   { $id: 'ConditionExplanation' },
 );
 
-/** A rule as evaluated: a condition tree, or a PATTERN rule's matches. */
-export const ExplanationSchema = Type.Union([ConditionExplanationSchema, ExplainedPatternSchema]);
+/** A rule as evaluated: a condition tree, a PATTERN rule's matches, or an ANOMALY rule's band. */
+export const ExplanationSchema = Type.Union([
+  ConditionExplanationSchema,
+  ExplainedPatternSchema,
+  ExplainedBandSchema,
+]);
 
 const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 const Instant = Type.String({ format: 'date-time' });

@@ -68,25 +68,6 @@ void t.test(
   },
 );
 
-void t.test('ANOMALY: 400 on create, update and test, saying so', async (t) => {
-  const rule = await api.create(ruleBody('a threshold rule'));
-  for (const ruleType of ['ANOMALY']) {
-    const message = `${ruleType} rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE, PATTERN`;
-    const body = ruleBody(`a ${ruleType} rule`, { ruleType, ruleConfig: { any: 'object' } });
-    for (const res of [
-      await api.send('POST', '', body),
-      await api.send('PUT', `/${rule.id}`, { ruleType, ruleConfig: { any: 'object' } }),
-      await api.send('POST', '/test', body),
-    ]) {
-      const error = await expectError(t, res, 400, 'VALIDATION_FAILED', ['ruleType']);
-      t.same(error.errors, { ruleType: message });
-    }
-  }
-  t.same(await api.get(rule.id), rule, 'unchanged');
-  t.equal(await ruleCount(), 1, 'nothing stored');
-  await api.send('DELETE', `/${rule.id}`);
-});
-
 void t.test('MAX_RULES holds under concurrent creates; archived rules count', async (t) => {
   t.equal(await ruleCount(), 0);
   const answers = await Promise.all(

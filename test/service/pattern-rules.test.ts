@@ -119,6 +119,28 @@ void t.test('3 failed logins then a success: one alert, explained', async (t) =>
   t.equal(status.pattern?.partitions, 0, 'a matched key holds nothing');
 });
 
+void t.test('the backtest replays the stored events through the same matcher', async (t) => {
+  const [live] = await alertsOf(svc, login.id);
+  const firedAt = Date.parse((live as Alert).firedAt);
+  const res = await svc.request('/api/v1/rules/backtest', {
+    json: {
+      ruleId: login.id,
+      from: new Date(firedAt - 10 * 60_000).toISOString(),
+      to: new Date(Date.now() + 1000).toISOString(),
+    },
+  });
+  const body = (await res.json()) as {
+    transitions: { transition: string; explanation: unknown }[];
+  };
+  t.equal(res.status, 200, JSON.stringify(body).slice(0, 300));
+  const fired = body.transitions.filter((tr) => tr.transition === 'FIRING');
+  t.ok(fired.length >= 1, 'the stored sequence fires in the replay');
+  t.match(fired[0]?.explanation, {
+    pattern: 'PATTERN',
+    matches: [{ partitionKey: 'alice', steps: [{ events: 3 }, { events: 1 }] }],
+  });
+});
+
 /** Sequences completed between two evaluations share one alert: the matches of `key` in any. */
 type Matches = { matches: { partitionKey: string }[] };
 const matchesOf = (alerts: Alert[], key: string) =>

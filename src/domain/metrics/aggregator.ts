@@ -12,6 +12,9 @@ import { recordEvents } from './state/record-events.ts';
 import type { MetricsHistory, MetricsSnapshot } from './snapshot/snapshot.ts';
 import { buildHistory } from './snapshot/history.ts';
 import { WindowReads, type SlotValues, type WindowedMetrics } from './windows/window-reads.ts';
+import type { BucketRead, BucketedMetrics } from './windows/bucket-read.ts';
+import { bucketValueOf } from './windows/bucket-values.ts';
+import type { Histogram } from 'hdr-histogram-js';
 import { WindowTable } from './windows/window-table.ts';
 
 export interface AggregatorOptions extends Partial<MetricsLimits> {
@@ -19,12 +22,14 @@ export interface AggregatorOptions extends Partial<MetricsLimits> {
   readonly now?: () => number;
 }
 
-export class Aggregator implements WindowedMetrics {
+export class Aggregator implements WindowedMetrics, BucketedMetrics {
   readonly limits: MetricsLimits;
   private readonly now: () => number;
   private state: MetricsState;
   /** Not part of `state`: a reset leaves it (last-event-times.ts). */
   private readonly lastEvents: LastEventTimes;
+  /** Scratch merge of ANOMALY latency buckets, made on first use. */
+  private latencyMerge: Histogram | undefined;
 
   constructor(options: AggregatorOptions = {}) {
     this.limits = Object.freeze({
@@ -99,6 +104,15 @@ export class Aggregator implements WindowedMetrics {
   /** `ref` over the `windowMinutes` before the last `windowMinutes` (RATE_CHANGE's baseline). */
   previousValue(ref: MetricRef, windowMinutes: number): number {
     return this.valueAt(ref, windowMinutes, true);
+  }
+
+  /** ANOMALY: `read` over whole minutes (bucket-values.ts). */
+  bucketValue(read: BucketRead, fromMinute: number, toMinute: number): number | null {
+    this.tick();
+    return bucketValueOf(this.state, read, fromMinute, toMinute, () => {
+      this.latencyMerge ??= this.state.histograms.createMerge();
+      return this.latencyMerge;
+    });
   }
 
   hasKey(map: IndexedMetric, key: string): boolean {

@@ -5,6 +5,7 @@
  */
 import type { LogicalOperator, OperatorName, RuleSeverity } from './rule-types.ts';
 import type { RuleNotification } from './rule.ts';
+import type { ExplainedBand } from './anomaly/anomaly-explanation.ts';
 
 /** One comparison of a rule's condition as evaluated at a transition. */
 export interface ExplainedCondition {
@@ -71,8 +72,11 @@ export interface ExplainedPattern {
   readonly matches: readonly ExplainedPatternMatch[];
 }
 
-/** A rule as evaluated at a transition (FIRING or RESOLVED): a condition tree, or a PATTERN's matches. */
-export type Explanation = ConditionExplanation | ExplainedPattern;
+/**
+ * A rule as evaluated at a transition (FIRING or RESOLVED): a condition tree, a PATTERN's
+ * matches, or an ANOMALY's band.
+ */
+export type Explanation = ConditionExplanation | ExplainedPattern | ExplainedBand;
 
 /** The state of an incident: open from FIRING until RESOLVED. */
 export const ALERT_STATES = ['FIRING', 'RESOLVED'] as const;

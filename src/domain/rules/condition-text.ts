@@ -12,6 +12,8 @@ import {
 } from './rule-types.ts';
 import { storedPatternConfig } from './pattern/pattern-validation.ts';
 import { patternText } from './pattern/pattern-text.ts';
+import type { AnomalyConfig } from './anomaly/anomaly-config.ts';
+import { anomalyConditionText } from './anomaly/anomaly-advice.ts';
 
 function text(condition: Condition): string {
   if (!isConditionNode(condition)) {
@@ -42,6 +44,6 @@ export function conditionText(ruleType: RuleType, config: RuleConfig): string {
       return pattern === null ? `${ruleType} (not evaluated)` : patternText(pattern);
     }
     case 'ANOMALY':
-      return `${ruleType} (not evaluated)`;
+      return anomalyConditionText(config as AnomalyConfig);
   }
 }

@@ -2,7 +2,14 @@
  * @module Parser for exactly the DRL subset that drl.ts emits: one rule with its id, type,
  * salience, condition tree and alert action. "Compiling" a rule is generating and parsing back.
  */
-import { DRL_IMPORTS, DRL_PACKAGE, PERCENT_CHANGE_FUNCTION, VALUE_FUNCTION } from './drl-syntax.ts';
+import {
+  DRL_IMPORTS,
+  DRL_PACKAGE,
+  PERCENT_CHANGE_FUNCTION,
+  VALUE_FUNCTION,
+  type DrlTokenReader,
+} from './drl-syntax.ts';
+import { parseAnomalyWhen, type AnomalyWhen } from './anomaly/anomaly-drl.ts';
 import {
   MAX_CONDITION_DEPTH,
   OPERATORS,
@@ -30,6 +37,8 @@ export interface ParsedDrl {
   readonly lifecycle?: ParsedLifecycle;
   /** PATTERN: the config its `$m.pattern(...)` holds. */
   readonly pattern?: PatternConfig;
+  /** ANOMALY: its series and band, as read back. */
+  readonly anomaly?: AnomalyWhen;
 }
 
 export interface ParsedLifecycle {
@@ -143,21 +152,22 @@ function tokenize(text: string): Token[] {
   return tokens;
 }
 
-class Parser {
+class Parser implements DrlTokenReader {
   private at = 0;
+  private anomaly: AnomalyWhen | undefined;
   constructor(private readonly tokens: readonly Token[]) {}
 
   private peek(): Token {
     return this.tokens[this.at] ?? { kind: 'eof', text: 'end of the DRL', line: 0 };
   }
 
-  private fail(expected: string): never {
+  fail(expected: string): never {
     const token = this.peek();
     const got = token.kind === 'string' ? JSON.stringify(token.text) : `'${token.text}'`;
     throw new DrlSyntaxError(`line ${token.line}: expected ${expected}, got ${got}`);
   }
 
-  private take(kind: TokenKind, text?: string): Token {
+  take(kind: TokenKind, text?: string): Token {
     const token = this.peek();
     if (token.kind !== kind || (text !== undefined && token.text !== text)) {
       this.fail(text === undefined ? KIND_NAMES[kind] : `'${text}'`);
@@ -166,7 +176,7 @@ class Parser {
     return token;
   }
 
-  private is(kind: TokenKind, text: string): boolean {
+  is(kind: TokenKind, text: string): boolean {
     const token = this.peek();
     return token.kind === kind && token.text === text;
   }
@@ -277,6 +287,7 @@ class Parser {
       severity,
       condition,
       ...(pattern === undefined ? {} : { pattern }),
+      ...(this.anomaly === undefined ? {} : { anomaly: this.anomaly }),
     };
     if (!lifecycle.present) return rule;
     const { pendingSeconds, keepFiringSeconds } = lifecycle;
@@ -338,6 +349,10 @@ class Parser {
 
   /** What the `when` part holds for each type: a tree, one rate leaf, or the never-firing stub. */
   private ruleCondition(ruleType: RuleType): Condition | null {
+    if (ruleType === 'ANOMALY' && !this.is('ident', 'eval')) {
+      this.anomaly = parseAnomalyWhen(this);
+      return null;
+    }
     if (ruleType === 'ANOMALY' || ruleType === 'PATTERN') {
       this.take('ident', 'eval');
       this.take('punct', '(');

@@ -57,3 +57,14 @@ export function javaDouble(value: number): string {
   const text = String(value);
   return /[.eE]/.test(text) || !Number.isFinite(value) ? text : `${text}.0`;
 }
+
+/** What a rule type's own `when` part reads of the DRL parser (drl-parser.ts implements it). */
+export interface DrlTokenReader {
+  take(
+    kind: 'ident' | 'string' | 'number' | 'punct' | 'eof',
+    text?: string,
+  ): { readonly text: string; readonly line: number };
+  is(kind: 'ident' | 'string' | 'number' | 'punct' | 'eof', text: string): boolean;
+  /** Throws the parser's syntax error: `line n: expected <expected>, got …`. */
+  fail(expected: string): never;
+}

@@ -28,6 +28,7 @@ import {
 import type { RuleFields } from './rule.ts';
 import { patternWhenLines, samePattern } from './pattern/pattern-drl.ts';
 import { storedPatternConfig } from './pattern/pattern-validation.ts';
+import { anomalyWhenLines, isAnomalyConfig, sameAnomalyWhen } from './anomaly/anomaly-drl.ts';
 
 /** What the DRL is made of; nothing else of a rule (description, channels, throttling) is in it. */
 export interface DrlRule extends Pick<RuleFields, 'name' | 'ruleType' | 'severity' | 'priority'> {
@@ -81,11 +82,14 @@ function whenLines(ruleType: RuleType, config: RuleConfig): string[] {
       return notEvaluatedLines(ruleType);
     }
     case 'ANOMALY':
-      return notEvaluatedLines(ruleType);
+      // A rule stored before ANOMALY had keys keeps the stub (and its hash): it never fires.
+      return isAnomalyConfig(config)
+        ? anomalyWhenLines(config, INDENT.repeat(2))
+        : notEvaluatedLines(ruleType);
   }
 }
 
-/** The never-firing stub of a rule type that is not evaluated. */
+/** The never-firing stub of a rule stored before its type had keys. */
 function notEvaluatedLines(ruleType: RuleType): string[] {
   return [
     `${INDENT.repeat(2)}// ${ruleType} rules are not evaluated yet: this rule never fires.`,
@@ -99,7 +103,7 @@ function notEvaluatedLines(ruleType: RuleType): string[] {
  * for the i-th leaf in document order.
  */
 export function lifecycleLines(ruleType: RuleType, config: RuleConfig): string[] {
-  if (ruleType !== 'THRESHOLD' && ruleType !== 'RATE_CHANGE') return [];
+  if (ruleType === 'PATTERN') return [];
   const out: string[] = [];
   const keys = config as Condition;
   if (keys.pendingSeconds !== undefined) out.push(`@pendingSeconds(${keys.pendingSeconds})`);
@@ -181,8 +185,21 @@ function mismatch(rule: DrlRule, drl: string): string | null {
         ? null
         : 'the pattern did not survive';
     }
-    case 'ANOMALY':
-      return back.condition === null ? null : 'the stub condition did not survive';
+    case 'ANOMALY': {
+      if (!isAnomalyConfig(rule.config))
+        return back.condition === null && back.anomaly === undefined
+          ? null
+          : 'the stub condition did not survive';
+      const { pendingSeconds, keepFiringSeconds } = lifecycleOf(rule.config);
+      if (
+        (back.lifecycle?.pendingSeconds ?? 0) !== pendingSeconds ||
+        (back.lifecycle?.keepFiringSeconds ?? 0) !== keepFiringSeconds
+      )
+        return 'the lifecycle attributes did not survive';
+      return back.anomaly !== undefined && sameAnomalyWhen(back.anomaly, rule.config)
+        ? null
+        : 'the ANOMALY series and band did not survive';
+    }
   }
 }
 

@@ -7,6 +7,7 @@
 import { isSilenceMetric } from '../metrics/windows/metric-names.ts';
 import type { ConditionExplanation, ExplainedCondition, Explanation } from './alert.ts';
 import { patternWords } from './pattern/pattern-explanation.ts';
+import { bandWords } from './anomaly/anomaly-explanation.ts';
 import { OPERATORS, type LogicalOperator, type OperatorName } from './rule-types.ts';
 
 /** What explaining a leaf needs of it (a prepared leaf of the evaluator). */
@@ -121,6 +122,7 @@ function trueWords(node: ConditionExplanation, out: string[]): void {
 export function explanationText(tree: Explanation | null): string {
   if (tree === null || !tree.result) return '';
   if ('pattern' in tree) return patternWords(tree);
+  if ('measure' in tree && tree.measure === 'band') return bandWords(tree);
   const out: string[] = [];
   trueWords(tree, out);
   return out.join('; ');

@@ -24,6 +24,8 @@ import {
 import type { RuleFields } from './rule.ts';
 import { patternRecommendations } from './pattern/pattern-advice.ts';
 import type { PatternConfig } from './pattern/pattern-config.ts';
+import type { AnomalyConfig } from './anomaly/anomaly-config.ts';
+import { anomalyWarnings } from './anomaly/anomaly-advice.ts';
 
 /** The leaves of a validated THRESHOLD or RATE_CHANGE config; none for the other types. */
 function configLeaves(ruleType: RuleType, config: RuleConfig): ConditionLeaf[] {
@@ -56,6 +58,7 @@ export function ruleWarnings(
   config: RuleConfig,
   metrics: WindowedMetrics,
 ): string[] {
+  if (ruleType === 'ANOMALY') return anomalyWarnings(config as AnomalyConfig, metrics);
   if (!EVALUATED_RULE_TYPES.has(ruleType)) {
     return [
       `${ruleType} rules are accepted and stored but not evaluated yet: this rule never triggers and is not simulated`,

@@ -33,6 +33,7 @@ import {
 } from './rule-types.ts';
 import { suggest } from './suggest.ts';
 import { validatePatternConfig } from './pattern/pattern-validation.ts';
+import { validateAnomalyConfig } from './anomaly/anomaly-validation.ts';
 
 export type RuleConfigValidation =
   | { readonly ok: true; readonly config: RuleConfig }
@@ -418,7 +419,7 @@ class ConfigWalker {
 /**
  * Validates `ruleConfig` for `ruleType`. THRESHOLD: a condition or a tree of AND / OR / NOT;
  * RATE_CHANGE: one condition (window at most 720 min); PATTERN: pattern-validation.ts; ANOMALY:
- * refused (not available yet).
+ * anomaly-validation.ts.
  * On success every leaf carries its effective `windowMinutes` (own, else nearest ancestor's, else 5).
  * Messages of nested conditions start with their path, e.g. `conditions[1].conditions[0]: …`.
  */
@@ -434,6 +435,7 @@ export function validateRuleConfig(ruleType: RuleType, ruleConfig: unknown): Rul
   }
 
   if (ruleType === 'PATTERN') return validatePatternConfig(ruleConfig);
+  if (ruleType === 'ANOMALY') return validateAnomalyConfig(ruleConfig);
   if (ruleType === 'RATE_CHANGE') {
     if (hasOwn(ruleConfig, 'logicalOperator') || hasOwn(ruleConfig, 'conditions')) {
       return {

@@ -8,6 +8,16 @@
  */
 import { isSilenceMetric } from '../metrics/windows/metric-names.ts';
 import type { WindowReads, WindowedMetrics } from '../metrics/windows/window-reads.ts';
+import type { BucketedMetrics } from '../metrics/windows/bucket-read.ts';
+import {
+  AnomalyRules,
+  anomalyConfigOf,
+  anomalyRestoreMs,
+  type AnomalyRule,
+  type AnomalyStatus,
+  type BackfillAnswer,
+  type BackfillRequest,
+} from './anomaly/anomaly-rules.ts';
 import {
   PreparedSet,
   explainRule,
@@ -37,9 +47,12 @@ import { PatternRules, type PatternStatus } from './pattern/pattern-rules.ts';
 
 /** GET /rules/{id}/status: the lifecycle state, and what the rule's type adds of its own. */
 export interface RuleRuntimeStatus {
-  readonly state: LifecycleState;
+  /** LEARNING: an ANOMALY rule whose history does not cover minHistoryMinutes yet. */
+  readonly state: LifecycleState | 'LEARNING';
   /** PATTERN rules: their partitions. */
   readonly pattern?: PatternStatus;
+  /** ANOMALY rules: their series (learning, history covered, back-fill, last band). */
+  readonly anomaly?: AnomalyStatus;
 }
 
 interface Entry {
@@ -49,6 +62,8 @@ interface Entry {
   readonly lifecycle: RuleLifecycle;
   readonly times: LifecycleTimes;
   readonly condition: string;
+  /** ANOMALY: its series (judged instead of the prepared program); null for the other types. */
+  readonly anomaly: AnomalyRule | null;
 }
 
 /**
@@ -63,6 +78,10 @@ function leafSpanMs(leaf: ConditionLeaf): number {
 
 /** The span of metrics a rule reads, in ms: its longest (RATE_CHANGE reads two windows). */
 export function readSpanMs(ruleType: RuleType, config: RuleConfig): number {
+  if (ruleType === 'ANOMALY') {
+    const anomaly = anomalyConfigOf(config);
+    return anomaly === null ? 0 : anomalyRestoreMs(anomaly);
+  }
   if (!CONDITION_RULE_TYPES.has(ruleType)) return 0;
   const longest = Math.max(...leaves(config as Condition).map(leafSpanMs));
   return (ruleType === 'RATE_CHANGE' ? 2 : 1) * longest;
@@ -87,6 +106,8 @@ export class RuleEngine {
   private readonly activeSince = new Map<number, number>();
   /** The PATTERN rules' matchers: fed committed events by observe(), read by tick(). */
   private readonly patterns = new PatternRules();
+  /** The series of the ANOMALY rules, kept while their config is unchanged. */
+  private readonly anomalies = new AnomalyRules();
 
   /**
    * Replaces the set of ACTIVE rules. A rule already known keeps its throttling and lifecycle
@@ -109,6 +130,7 @@ export class RuleEngine {
     this.throttles.clear();
     this.lifecycles.clear();
     for (const id of this.activeSince.keys()) if (!keep.has(id)) this.activeSince.delete(id);
+    this.anomalies.retain((id) => keep.get(id)?.anomaly != null);
     for (const [id, entry] of keep) {
       this.throttles.set(id, entry.throttle);
       this.lifecycles.set(id, entry.lifecycle);
@@ -151,6 +173,7 @@ export class RuleEngine {
       this.throttles.delete(id);
       this.activeSince.delete(id);
     }
+    this.anomalies.retain((id) => !changed.has(id) || active.has(id));
     const left = this.leaving((id) => changed.has(id) && !active.has(id));
     this.garbage += this.entries.length - kept.length;
     if (this.garbage > Math.max(MIN_GARBAGE, kept.length + rules.length)) {
@@ -199,6 +222,7 @@ export class RuleEngine {
         restoreMs: readSpanMs(rule.ruleType, rule.ruleConfig),
       },
       condition: conditionText(rule.ruleType, rule.ruleConfig),
+      anomaly: rule.ruleType === 'ANOMALY' ? this.anomalies.of(rule.id, rule.ruleConfig) : null,
     };
   }
 
@@ -231,15 +255,45 @@ export class RuleEngine {
 
   /** The runtime status of an ACTIVE rule, or undefined when it is not in the set. */
   statusOf(ruleId: number): RuleRuntimeStatus | undefined {
-    const lifecycle = this.lifecycles.get(ruleId);
-    if (lifecycle === undefined) return undefined;
+    const state = this.stateOf(ruleId);
+    if (state === undefined) return undefined;
     const pattern = this.patterns.status(ruleId);
-    return pattern === undefined ? { state: lifecycle.state } : { state: lifecycle.state, pattern };
+    const anomaly = this.anomalies.get(ruleId)?.status();
+    return {
+      state,
+      ...(pattern === undefined ? {} : { pattern }),
+      ...(anomaly === undefined ? {} : { anomaly }),
+    };
   }
 
-  /** The lifecycle state of an ACTIVE rule, or undefined (for the rule test's message). */
-  stateOf(ruleId: number): LifecycleState | undefined {
-    return this.lifecycles.get(ruleId)?.state;
+  /**
+   * The lifecycle state of an ACTIVE rule, or undefined (for the rule test's message); LEARNING:
+   * an ANOMALY rule that is OK and has not covered its minHistoryMinutes yet (it cannot fire).
+   */
+  stateOf(ruleId: number): LifecycleState | 'LEARNING' | undefined {
+    const state = this.lifecycles.get(ruleId)?.state;
+    if (state === 'OK' && this.anomalies.get(ruleId)?.status().learning === true) return 'LEARNING';
+    return state;
+  }
+
+  /** An ACTIVE ANOMALY rule's series: learning, history covered, last band; else undefined. */
+  anomalyStatus(ruleId: number): AnomalyStatus | undefined {
+    return this.anomalies.get(ruleId)?.status();
+  }
+
+  /** The ACTIVE ANOMALY rule of `ruleId` (the rule test explains its live series), or undefined. */
+  anomalyRule(ruleId: number): AnomalyRule | undefined {
+    return this.anomalies.get(ruleId);
+  }
+
+  /** Stored history to read for ANOMALY series that have none yet (each asked for once). */
+  backfillRequests(now: number): BackfillRequest[] {
+    return this.anomalies.requests(now);
+  }
+
+  /** The stored history a backfillRequests() entry asked for. */
+  seedAnomaly(answer: BackfillAnswer): void {
+    this.anomalies.seed(answer);
   }
 
   /**
@@ -256,16 +310,17 @@ export class RuleEngine {
    * appends the incidents that resolved to `resolved` and the digests due to `digests`.
    */
   tick(
-    live: WindowedMetrics,
+    live: WindowedMetrics & Partial<BucketedMetrics>,
     now: number,
     resolved: AlertResolution[] = [],
     digests: DigestDue[] = [],
   ): FiredAlert[] {
     const values = live.valuesOf(this.set.reads);
     this.patterns.tick(now);
+    const buckets = this.anomalies.tickReads(live);
     const fired: FiredAlert[] = [];
     for (const entry of this.entries) {
-      const { lifecycle, prepared } = entry;
+      const { lifecycle, prepared, anomaly } = entry;
       const since = entry.throttle.digestDue(entry.rule, now);
       if (since !== null) digests.push(digestDue(entry.rule, since, now));
       const firing = lifecycle.state === 'FIRING';
@@ -274,13 +329,16 @@ export class RuleEngine {
       const pattern = this.patterns.has(id);
       const holding = pattern
         ? this.patterns.holds(id)
-        : firing
-          ? holdsWhileFiring(prepared, values)
-          : holds(prepared, values);
+        : anomaly !== null
+          ? anomaly.advance(buckets, now)
+          : firing
+            ? holdsWhileFiring(prepared, values)
+            : holds(prepared, values);
       const step = lifecycle.observe(holding, now, entry.times);
       if (step === null) continue;
       if (step === 'resolve') {
-        const result = this.patterns.evaluation(id) ?? explainRule(prepared, values, true);
+        const result =
+          this.patterns.evaluation(id) ?? anomaly?.explain() ?? explainRule(prepared, values, true);
         resolved.push({
           ruleId: entry.rule.id,
           resolvedAt: now,
@@ -292,7 +350,8 @@ export class RuleEngine {
       }
       // Held back by suppression: it stays PENDING and fires once the window has passed.
       if (entry.throttle.suppressed(entry.rule, now) !== null) continue;
-      const result = this.patterns.evaluation(id) ?? explainRule(prepared, values);
+      const result =
+        this.patterns.evaluation(id) ?? anomaly?.explain() ?? explainRule(prepared, values);
       if (!result.wouldTrigger) continue;
       lifecycle.fired(now);
       const { rule } = entry;

@@ -5,11 +5,16 @@
 import type { WindowedMetrics } from '../metrics/windows/window-reads.ts';
 import type { Explanation } from './alert.ts';
 import { compileDrl } from './drl.ts';
-import { evaluateRule } from './evaluator.ts';
+import { evaluateRule, type EvaluationResult } from './evaluator.ts';
 import { recommendations, ruleWarnings } from './rule-advice.ts';
 import { validateRuleConfig } from './rule-config-validation.ts';
 import { CONDITION_RULE_TYPES, RULE_DEFAULTS } from './rule-types.ts';
 import type { RuleFields } from './rule.ts';
+import type { BucketedMetrics } from '../metrics/windows/bucket-read.ts';
+import type { AnomalyConfig } from './anomaly/anomaly-config.ts';
+import { anomalyRecommendations } from './anomaly/anomaly-advice.ts';
+import type { AnomalyRule } from './anomaly/anomaly-rules.ts';
+import { simulateAnomaly } from './anomaly/anomaly-simulation.ts';
 
 /** A saved or unsaved rule as tested: its config not yet validated, the optional fields defaulted. */
 export interface RuleTestInput
@@ -55,6 +60,12 @@ function failed(message: string, validationErrors: string[]): RuleTestResult {
   };
 }
 
+/** What an ANOMALY rule test needs: the time, and the ACTIVE rule's own series when it has one. */
+export interface AnomalyTestContext {
+  readonly now?: number;
+  readonly live?: AnomalyRule | undefined;
+}
+
 const sentence = (text: string): string => (/[.!?]$/.test(text) ? text : `${text}.`);
 
 /**
@@ -65,9 +76,10 @@ const sentence = (text: string): string => (/[.!?]$/.test(text) ? text : `${text
  */
 export function testRule(
   input: RuleTestInput,
-  metrics: WindowedMetrics,
+  metrics: WindowedMetrics & Partial<BucketedMetrics>,
   throttleNote?: string,
   activeSince = Number.NEGATIVE_INFINITY,
+  anomaly: AnomalyTestContext = {},
 ): RuleTestResult {
   const validation = validateRuleConfig(input.ruleType, input.ruleConfig);
   if (!validation.ok) {
@@ -93,9 +105,20 @@ export function testRule(
       ? 'Rule compiled successfully'
       : `Rule compiled with warnings: ${warnings.join('; ')}`,
   ];
+  let evaluation: EvaluationResult | null = null;
+  const extra: string[] = [];
+  if (input.ruleType === 'ANOMALY') {
+    if (anomaly.now !== undefined) {
+      const anomalyConfig = config as AnomalyConfig;
+      const simulation = simulateAnomaly(anomalyConfig, metrics, anomaly.now, anomaly.live);
+      evaluation = simulation.result;
+      extra.push(...anomalyRecommendations(anomalyConfig, simulation.status, simulation.live));
+    }
+  } else if (CONDITION_RULE_TYPES.has(input.ruleType)) {
+    evaluation = evaluateRule(input.ruleType, config, metrics, activeSince);
+  }
   let simulationResult: SimulationResult | null = null;
-  if (CONDITION_RULE_TYPES.has(input.ruleType)) {
-    const evaluation = evaluateRule(input.ruleType, config, metrics, activeSince);
+  if (evaluation !== null) {
     simulationResult = {
       wouldTrigger: evaluation.wouldTrigger,
       matchedConditions: evaluation.matchedConditions,
@@ -116,11 +139,14 @@ export function testRule(
     generatedDrl: compiled.drl,
     validationErrors: [],
     simulationResult,
-    recommendations: recommendations({
-      ruleType: input.ruleType,
-      config,
-      suppressionWindowMinutes: input.suppressionWindowMinutes,
-      notificationChannels: input.notificationChannels,
-    }),
+    recommendations: [
+      ...recommendations({
+        ruleType: input.ruleType,
+        config,
+        suppressionWindowMinutes: input.suppressionWindowMinutes,
+        notificationChannels: input.notificationChannels,
+      }),
+      ...extra,
+    ],
   };
 }

@@ -2,6 +2,9 @@
  * @module The vocabulary of rules (spec 2.5-2.7, DESIGN 6): enums, operators and the normalised
  * ruleConfig shapes that validation produces and the DRL generator and evaluator consume.
  */
+import type { LifecycleKeys } from './lifecycle-keys.ts';
+import type { AnomalyConfig } from './anomaly/anomaly-config.ts';
+
 export const RULE_TYPES = ['THRESHOLD', 'RATE_CHANGE', 'ANOMALY', 'PATTERN'] as const;
 export type RuleType = (typeof RULE_TYPES)[number];
 
@@ -15,12 +18,13 @@ export const NOTIFICATION_CHANNELS = ['email', 'slack', 'webhook'] as const;
 export type NotificationChannel = (typeof NOTIFICATION_CHANNELS)[number];
 
 /**
- * Rule types whose ruleConfig is validated and evaluated. The others (ANOMALY) have no defined
- * config keys yet, so create, update and test refuse them rather than store any object.
+ * Rule types whose ruleConfig is validated and evaluated: all four now. Kept as a set so that a
+ * future type can be declared before it is accepted (create, update and test refuse it).
  */
 export const EVALUATED_RULE_TYPES: ReadonlySet<RuleType> = new Set([
   'THRESHOLD',
   'RATE_CHANGE',
+  'ANOMALY',
   'PATTERN',
 ]);
 
@@ -70,21 +74,7 @@ export const RULE_DEFAULTS = {
   maxAlertsPerHour: 10,
 } as const;
 
-/** Upper bound of pendingSeconds and keepFiringSeconds: one day. */
-export const MAX_LIFECYCLE_SECONDS = 86_400;
-
-/**
- * The lifecycle keys of a rule (docs/rules.md, Lifecycle), allowed only on the top level of its
- * ruleConfig; absent means 0. Kept out of the condition tree that is evaluated and compared.
- */
-export interface LifecycleKeys {
-  /** How long the condition must hold before the rule goes FIRING. */
-  readonly pendingSeconds?: number;
-  /** How long the condition must have been false before a FIRING rule resolves. */
-  readonly keepFiringSeconds?: number;
-}
-export const LIFECYCLE_KEYS = ['pendingSeconds', 'keepFiringSeconds'] as const;
-
+export { LIFECYCLE_KEYS, MAX_LIFECYCLE_SECONDS, type LifecycleKeys } from './lifecycle-keys.ts';
 /** One comparison; normalised, it always carries its effective window. */
 export interface ConditionLeaf extends LifecycleKeys {
   readonly metric: string;
@@ -115,13 +105,14 @@ export type ThresholdConfig = Condition;
 /** RATE_CHANGE: one leaf; `threshold` is compared with the percent change between two windows. */
 export type RateChangeConfig = ConditionLeaf;
 /**
- * PATTERN (pattern/pattern-config.ts, read through storedPatternConfig); ANOMALY: not accepted, a
- * rule stored before keeps the object it was given.
+ * PATTERN (pattern/pattern-config.ts, read through storedPatternConfig); ANOMALY: an AnomalyConfig
+ * (anomaly/anomaly-config.ts). A rule of either type stored before it was accepted keeps the
+ * object it was given, and never fires.
  */
 export type OpaqueConfig = { readonly [key: string]: unknown };
 
 /** A normalised ruleConfig: the shape depends on the rule type it was validated against. */
-export type RuleConfig = ThresholdConfig | RateChangeConfig | OpaqueConfig;
+export type RuleConfig = ThresholdConfig | RateChangeConfig | AnomalyConfig | OpaqueConfig;
 
 export const isConditionNode = (condition: Condition): condition is ConditionNode =>
   'logicalOperator' in condition;

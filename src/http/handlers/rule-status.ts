@@ -1,6 +1,7 @@
 /**
  * @module GET /api/v1/rules/{id}/status: what the evaluator holds of a rule right now: its
- * lifecycle state, and per rule type its own part (PATTERN: partitions held and evicted). A rule
+ * lifecycle state, and per rule type its own part (PATTERN: partitions held and evicted;
+ * ANOMALY: learning and the history covered, the last band). A rule
  * that is not ACTIVE, or whose type is not evaluated, answers `evaluated: false`.
  */
 import { Type } from '@sinclair/typebox';
@@ -24,8 +25,9 @@ const RuleStatusSchema = Type.Object({
   ruleType: literals(RULE_TYPES),
   status: literals(RULE_STATUSES),
   evaluated: Type.Boolean({ description: 'The metrics actor evaluates the rule now (ACTIVE)' }),
-  state: Type.Union([literals(['OK', 'PENDING', 'FIRING']), Type.Null()], {
-    description: 'Lifecycle state; null when not evaluated',
+  state: Type.Union([literals(['OK', 'PENDING', 'FIRING', 'LEARNING']), Type.Null()], {
+    description:
+      'Lifecycle state (LEARNING: an ANOMALY rule without minHistoryMinutes of history, it cannot fire); null when not evaluated',
   }),
   pattern: Type.Optional(
     Type.Object(
@@ -40,6 +42,35 @@ const RuleStatusSchema = Type.Object({
       { description: 'PATTERN rules only' },
     ),
   ),
+  anomaly: Type.Optional(
+    Type.Object(
+      {
+        learning: Type.Boolean(),
+        historyMinutes: Type.Integer({ description: 'History covered, back-filled and live' }),
+        minHistoryMinutes: Type.Integer(),
+        bucketsSeen: Type.Integer(),
+        outsideInWindow: Type.Integer({
+          description: 'Buckets of the alert window outside the band',
+        }),
+        windowBuckets: Type.Integer(),
+        baselineBytes: Type.Integer({ description: 'Memory of the baseline (fixed per config)' }),
+        backfill: literals(['pending', 'done', 'failed']),
+        last: Type.Union([
+          Type.Object({
+            start: Type.Number({ description: "Epoch ms of the bucket's start" }),
+            observed: Type.Number(),
+            band: Type.Union([
+              Type.Object({ expected: Type.Number(), lower: Type.Number(), upper: Type.Number() }),
+              Type.Null(),
+            ]),
+            outside: Type.Boolean(),
+          }),
+          Type.Null(),
+        ]),
+      },
+      { description: 'ANOMALY rules only' },
+    ),
+  ),
 });
 
 export const ruleStatusRoutes = (deps: RuleStatusDeps): Route[] => [
@@ -49,7 +80,8 @@ export const ruleStatusRoutes = (deps: RuleStatusDeps): Route[] => [
     scope: 'read',
     body: 'none',
     doc: {
-      summary: "A rule's runtime status in the evaluator: lifecycle state, PATTERN partitions",
+      summary:
+        "A rule's runtime status in the evaluator: lifecycle state, PATTERN partitions, ANOMALY learning",
       responses: { 200: RuleStatusSchema, 400: ErrorSchema, 404: ErrorSchema },
     },
     handle: async (req) => {
@@ -64,6 +96,7 @@ export const ruleStatusRoutes = (deps: RuleStatusDeps): Route[] => [
           evaluated: runtime !== null,
           state: runtime?.state ?? null,
           ...(runtime?.pattern === undefined ? {} : { pattern: runtime.pattern }),
+          ...(runtime?.anomaly === undefined ? {} : { anomaly: runtime.anomaly }),
         },
       };
     },

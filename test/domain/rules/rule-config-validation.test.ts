@@ -315,11 +315,11 @@ void t.test('invalid configs give the exact messages of DESIGN 6', (t) => {
       errors: ['ruleConfig must be an object, got array'],
     },
     {
-      name: 'ANOMALY: no object is accepted (its keys are not defined yet)',
+      name: 'ANOMALY: its own keys (test/domain/rules/anomaly has every case)',
       type: 'ANOMALY',
-      input: { sensitivity: 'high', nested: { a: [1, 2] } },
+      input: { sensitivity: 'high', metric: 'eventRate' },
       errors: [
-        'ANOMALY rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE, PATTERN',
+        "Unknown property 'sensitivity'. ANOMALY keys are metric, eventType, source, bucketMinutes, algorithm, seasonality, timezone, bounds, direction, alertWindowMinutes, minFraction, minExpected, minDeviation, minHistoryMinutes, pendingSeconds, keepFiringSeconds",
       ],
     },
     {
@@ -333,12 +333,10 @@ void t.test('invalid configs give the exact messages of DESIGN 6', (t) => {
       ],
     },
     {
-      name: 'ANOMALY and not an object: the type is named',
+      name: 'ANOMALY and not an object',
       type: 'ANOMALY',
       input: 'x',
-      errors: [
-        'ANOMALY rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE, PATTERN',
-      ],
+      errors: ['ruleConfig must be an object, got string "x"'],
     },
     {
       name: 'RATE_CHANGE takes one condition',
@@ -437,8 +435,9 @@ void t.test('ruleWarnings: exactly the WARNING cases', (t) => {
     [],
     'a percent change may exceed 100',
   );
-  t.same(ruleWarnings('ANOMALY', {}, metrics), [
-    'ANOMALY rules are accepted and stored but not evaluated yet: this rule never triggers and is not simulated',
+  const anomaly = validateRuleConfig('ANOMALY', { metric: 'eventRate', source: 'mobil' });
+  t.same(anomaly.ok && ruleWarnings('ANOMALY', anomaly.config, metrics), [
+    "No event has used the source 'mobil' since start or the last reset: check its spelling",
   ]);
   t.same(ruleWarnings('PATTERN', {}, metrics), [], 'PATTERN is evaluated: no such warning');
   t.end();

@@ -84,7 +84,11 @@ void t.test('an empty engine and ANOMALY / PATTERN rules never fire', (t) => {
   const engine = new RuleEngine();
   t.same(engine.tick(aggregator, clock.now()), []);
   engine.setRules([
-    activeRule(1, { anything: true }, { ruleType: 'ANOMALY' }),
+    // An ANOMALY rule stored before its keys were defined keeps its object and never fires.
+    {
+      ...activeRule(1, { metric: 'eventRate' }, { ruleType: 'ANOMALY' }),
+      ruleConfig: { anything: true },
+    },
     activeRule(2, { sequence: ['a', 'b'] }, { ruleType: 'PATTERN' }),
   ]);
   t.equal(engine.size(), 2);

@@ -178,24 +178,6 @@ void t.test(
   },
 );
 
-void t.test('ANOMALY (not available yet): a failed test saying so', (t) => {
-  for (const ruleType of ['ANOMALY'] as const) {
-    const result = testRule({ ...base, ruleType, ruleConfig: { anything: [1] } }, metrics);
-    t.same(result, {
-      success: false,
-      message: 'Rule validation failed with 1 error',
-      compilationStatus: 'ERROR',
-      generatedDrl: null,
-      validationErrors: [
-        `${ruleType} rules are not available yet: ruleType must be one of THRESHOLD, RATE_CHANGE, PATTERN`,
-      ],
-      simulationResult: null,
-      recommendations: result.recommendations,
-    });
-  }
-  t.end();
-});
-
 void t.test('RATE_CHANGE without a baseline says why in the message', (t) => {
   const result = testRule(
     {

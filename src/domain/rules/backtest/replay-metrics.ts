@@ -15,6 +15,7 @@ import type {
 } from '../../metrics/windows/window-reads.ts';
 import type { IndexedMetric } from '../../metrics/windows/metric-names.ts';
 import { MINUTE_MS } from '../../metrics/time.ts';
+import type { BucketRead, BucketedMetrics } from '../../metrics/windows/bucket-read.ts';
 
 const CLOCK_METRICS: ReadonlySet<string> = new Set(['eventsPerSecond', 'currentThroughput']);
 
@@ -25,7 +26,7 @@ export function readsTheClock(metric: string): boolean {
   return ref.kind === 'silence' || (ref.kind === 'scalar' && CLOCK_METRICS.has(ref.name));
 }
 
-export class ReplayMetrics implements WindowedMetrics {
+export class ReplayMetrics implements WindowedMetrics, BucketedMetrics {
   private last: SlotValues | undefined;
   private lastReads: WindowReads | undefined;
   private lastMinute = Number.NaN;
@@ -54,6 +55,11 @@ export class ReplayMetrics implements WindowedMetrics {
     this.lastReads = reads;
     this.lastMinute = minute;
     return this.last;
+  }
+
+  /** ANOMALY's completed buckets, from the rebuilt metrics (read once per bucket, no reuse). */
+  bucketValue(read: BucketRead, fromMinute: number, toMinute: number): number | null {
+    return this.aggregator.bucketValue(read, fromMinute, toMinute);
   }
 
   hasKey(map: IndexedMetric, key: string): boolean {

@@ -11,9 +11,10 @@ import type { MetricsLimits } from '../../metrics/metrics-limits.ts';
 import type { AlertResolution, DigestDue, FiredAlert } from '../alert.ts';
 import { evaluateRule } from '../evaluator.ts';
 import { RuleEngine, readSpanMs } from '../rule-engine.ts';
-import { EVALUATED_RULE_TYPES, leaves, type Condition } from '../rule-types.ts';
+import { CONDITION_RULE_TYPES, leaves, type Condition } from '../rule-types.ts';
 import type { ActiveRule } from '../rule.ts';
 import { ReplayMetrics, readsTheClock } from './replay-metrics.ts';
+import type { BackfillAnswer, BackfillRequest } from '../anomaly/anomaly-rules.ts';
 
 /** What one tick decided, in the order the metrics actor posts it. */
 export interface TickOutcome {
@@ -30,7 +31,7 @@ export const warmUpMs = (rule: Pick<ActiveRule, 'ruleType' | 'ruleConfig'>): num
   readSpanMs(rule.ruleType, rule.ruleConfig);
 
 const clockBound = (rule: ActiveRule): boolean =>
-  EVALUATED_RULE_TYPES.has(rule.ruleType) &&
+  CONDITION_RULE_TYPES.has(rule.ruleType) &&
   leaves(rule.ruleConfig as Condition).some((leaf) => readsTheClock(leaf.metric));
 
 export class Replay {
@@ -64,7 +65,9 @@ export class Replay {
     this.advance(at);
     this.aggregator.record(events);
     this.metrics.changed();
-    // PATTERN (issue 20 section 1) matches here: this.engine.observe(events, at).
+    // PATTERN rules match the events here, as in the actor (they carry their detail: the reads
+    // ask for it). ANOMALY needs nothing per event: its series read the completed buckets.
+    this.engine.observe(events);
   }
 
   /** One evaluation at `at` (>= every time fed or ticked before). */
@@ -76,8 +79,22 @@ export class Replay {
     return { resolved: this.resolved, digests: this.digests, fired };
   }
 
+  /**
+   * ANOMALY: the stored history its series needs before the replay's first event (empty for
+   * the other types); answer each with seedAnomaly, as the front answers the metrics actor.
+   */
+  backfillRequests(): BackfillRequest[] {
+    return this.engine.backfillRequests(this.clock);
+  }
+
+  seedAnomaly(answer: BackfillAnswer): void {
+    this.engine.seedAnomaly(answer);
+  }
+
   /** The rule's values now, as an alert shows them (the chart's points). */
   values(): Readonly<Record<string, number>> {
+    const anomaly = this.engine.anomalyRule(this.rule.id);
+    if (anomaly !== undefined) return anomaly.explain().currentValues;
     const { ruleType, ruleConfig } = this.rule;
     return evaluateRule(ruleType, ruleConfig, this.metrics, this.activeFrom).currentValues;
   }

@@ -14,6 +14,7 @@ import { MAX_BACKTEST_TRANSITIONS, type BacktestResult } from './backtest-result
 import { ChartRecorder, chartStepMs } from './chart-series.ts';
 import { NotificationLedger } from './notification-ledger.ts';
 import { Replay, warmUpMs } from './replay.ts';
+import type { BackfillRequest } from '../anomaly/anomaly-rules.ts';
 
 export interface BacktestJob {
   readonly rule: ActiveRule;
@@ -26,12 +27,24 @@ export interface BacktestJob {
 }
 
 export interface BacktestInputs {
-  /** The stored events received in [from, to), oldest first (then by id), in chunks. */
-  readonly chunks: (from: number, to: number) => AsyncIterable<readonly MetricEvent[]>;
+  /**
+   * The stored events received in [from, to), oldest first (then by id), in chunks; `detail`:
+   * with what PATTERN rules read (id, session, tags, metadata), as the live actor gets them.
+   */
+  readonly chunks: (
+    from: number,
+    to: number,
+    detail: boolean,
+  ) => AsyncIterable<readonly MetricEvent[]>;
   /** The stored silences overlapping the range. */
   readonly silences: readonly SilenceRecord[];
   /** Ms spent since the backtest began (its budget counts from there). */
   readonly elapsed: () => number;
+  /**
+   * ANOMALY: the bucket values of the stored history before the replay (the live back-fill's own
+   * query); null when it cannot be read (the series then learns from the replayed events only).
+   */
+  readonly anomalyHistory?: (request: BackfillRequest) => Promise<readonly number[] | null>;
 }
 
 /** Ticks between two looks at the budget: a look is a clock read, a tick about a microsecond. */
@@ -46,6 +59,11 @@ export async function runBacktest(
   const { rule, from, to, evaluationMs } = job;
   const startAt = from - warmUpMs(rule);
   const replay = new Replay(rule, startAt, from, job.limits);
+  // ANOMALY: its baseline from the stored history before the replay, as the live rule is seeded.
+  for (const request of replay.backfillRequests()) {
+    const values = (await inputs.anomalyHistory?.(request)) ?? null;
+    replay.seedAnomaly({ ruleId: request.ruleId, generation: request.generation, values });
+  }
   const ledger = new NotificationLedger(rule, inputs.silences);
   const chart = new ChartRecorder(rule.ruleType, rule.ruleConfig, from, chartStepMs(to - from));
   let next = from;
@@ -85,7 +103,7 @@ export async function runBacktest(
     return true;
   };
 
-  reading: for await (const chunk of inputs.chunks(startAt, to)) {
+  reading: for await (const chunk of inputs.chunks(startAt, to, rule.ruleType === 'PATTERN')) {
     for (const event of chunk) {
       // An event is recorded before the first tick at or after its receipt, as live.
       if (!tickUntil(event.receivedAt)) break reading;
