@@ -84,7 +84,8 @@ async function backtest(service: BenchService): Promise<Backtest> {
     seconds: (performance.now() - started) / 1000,
     status: response.status,
     truncated: body.truncated ?? false,
-    truncatedReason: body.truncatedReason ?? (response.status === 200 ? null : JSON.stringify(body)),
+    truncatedReason:
+      body.truncatedReason ?? (response.status === 200 ? null : JSON.stringify(body)),
     events: body.counts?.events ?? 0,
     ticks: body.counts?.ticks ?? 0,
   };
@@ -103,7 +104,7 @@ async function phase(
   service: BenchService,
   name: string,
   seconds: number,
-  during: (ending: () => boolean) => Promise<void> = async () => undefined,
+  during: (ending: () => boolean) => Promise<void> = () => Promise.resolve(),
 ): Promise<Phase> {
   const paced = await startPacedIngest({
     port: Number(new URL(service.url).port),
@@ -147,10 +148,15 @@ export async function backtestScenario(): Promise<number> {
     log(`seeded ${num(seeded)} events in ${num(seedSec, 1)} s`);
     await phase(service, 'warm-up', WARMUP_SEC);
     const without = await phase(service, 'no backtest', SECONDS);
-    const withBacktest = await phase(service, '7-day backtests running', SECONDS, async (ending) => {
-      // Started again as soon as one ends: the whole phase has a backtest running.
-      while (!ending()) runs.push(await backtest(service));
-    });
+    const withBacktest = await phase(
+      service,
+      '7-day backtests running',
+      SECONDS,
+      async (ending) => {
+        // Started again as soon as one ends: the whole phase has a backtest running.
+        while (!ending()) runs.push(await backtest(service));
+      },
+    );
     phases = [without, withBacktest];
   } finally {
     await service.stop().catch((error: unknown) => problems.push(String(error)));

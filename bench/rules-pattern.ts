@@ -74,7 +74,11 @@ async function phase(service: BenchService, name: string): Promise<Phase> {
     const cpuFrom = serviceCpu(service.pid).metricsMs;
     // The phase's window is one GET round: GET /metrics is read all along it, as a dashboard does.
     const get = await runLoad(
-      metricsGetScenario(`${name}: GET /metrics c=${GET_CONNECTIONS}`, service.url, GET_CONNECTIONS),
+      metricsGetScenario(
+        `${name}: GET /metrics c=${GET_CONNECTIONS}`,
+        service.url,
+        GET_CONNECTIONS,
+      ),
       { rounds: 1, durationSec: SECONDS, warmupSec: 0 },
     );
     const to = await paced.counters();
@@ -179,7 +183,9 @@ export async function patternScenario(): Promise<number> {
     const state = states[i - 1];
     if (state === undefined) return null;
     const series = i >= 2 ? ANOMALY_RULES : 0;
-    return base.rssMb + (state.partitions * BYTES_PER_PARTITION + series * BYTES_PER_SERIES) / 2 ** 20;
+    return (
+      base.rssMb + (state.partitions * BYTES_PER_PARTITION + series * BYTES_PER_SERIES) / 2 ** 20
+    );
   };
   out(
     `## Rules, PATTERN: ${num(RULES)} rules over ${num(spread.users)} users, paced ingest ` +
