@@ -1,6 +1,8 @@
 /**
  * `npm run bench:rules`: 10,000 ACTIVE rules, then a paced 5,000 events/s ingest while the evaluator
  * reports its own per-tick time (GET /api/v1/rules/evaluation-stats) and GET /metrics is read at c=10.
+ * Then the PATTERN phases (bench/rules-pattern.ts) and the ingest under a 7-day backtest
+ * (bench/rules-backtest.ts); SCENARIO picks among them.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../src/config.ts';
