@@ -110,12 +110,18 @@ export async function copySeed(
         FROM events GROUP BY 1, 2
       )
       INSERT INTO event_counts (event_type, granularity, bucket, shard, n)
-      SELECT event_type, 's', s, 0, n FROM c
-      UNION ALL SELECT '', 's', s, 0, sum(n) FROM c GROUP BY s
-      UNION ALL SELECT event_type, 'h', floor(s / 3600.0)::int8 AS b, 0, sum(n) FROM c GROUP BY 1, b
-      UNION ALL SELECT '', 'h', floor(s / 3600.0)::int8 AS b, 0, sum(n) FROM c GROUP BY b
-      UNION ALL SELECT event_type, 'd', floor(s / 86400.0)::int8 AS b, 0, sum(n) FROM c GROUP BY 1, b
-      UNION ALL SELECT '', 'd', floor(s / 86400.0)::int8 AS b, 0, sum(n) FROM c GROUP BY b`;
+      SELECT * FROM (
+        SELECT event_type, 's'::"char" AS granularity, s AS bucket, 0, n FROM c
+        UNION ALL SELECT '', 's', s, 0, sum(n) FROM c GROUP BY s
+        UNION ALL SELECT event_type, 'h', floor(s / 3600.0)::int8 AS b, 0, sum(n) FROM c GROUP BY 1, b
+        UNION ALL SELECT '', 'h', floor(s / 3600.0)::int8 AS b, 0, sum(n) FROM c GROUP BY b
+        UNION ALL SELECT event_type, 'd', floor(s / 86400.0)::int8 AS b, 0, sum(n) FROM c GROUP BY 1, b
+        UNION ALL SELECT '', 'd', floor(s / 86400.0)::int8 AS b, 0, sum(n) FROM c GROUP BY b
+      ) k
+      -- In the order the service's folds write them when events arrive in time order (each fold
+      -- adds the last second's rows): one hour's rows of a level sit on a few heap pages.
+      ORDER BY bucket * CASE granularity WHEN 's' THEN 1 WHEN 'h' THEN 3600 ELSE 86400 END,
+               granularity, event_type`;
     // Catalogue text again, as for the indexes.
     await db.unsafe(`ALTER TABLE event_counts ADD CONSTRAINT "${pk.name}" ${pk.def}`);
     await db`VACUUM ANALYZE events`;
