@@ -35,7 +35,7 @@ const copyText = (value: string): string =>
       )
     : value;
 
-async function* copyRows(options: CopySeedOptions, now: number): AsyncGenerator<string> {
+function* copyRows(options: CopySeedOptions, now: number): Generator<string> {
   const batches = Math.ceil(options.events / options.batch);
   for (let index = 0; index < batches; index++) {
     const count = Math.min(options.batch, options.events - index * options.batch);
