@@ -1,11 +1,14 @@
 /**
- * `npm run bench:events-query`: seeds 1,000,000 events through POST /api/v1/events/batch (so the
- * counts tables are maintained), then measures page 0, a middle page and a by-type middle page.
+ * `npm run bench:events-query`: seeds 10,000,000 events with COPY (SEED_MODE=copy, the default
+ * above 1,000,000 events; see copy-seed.ts) or through POST /api/v1/events/batch (SEED_MODE=api,
+ * the counts maintained by the service), checks once that the deep pages are the exact ones an
+ * OFFSET scan gives, then measures page 0, a middle page and a by-type middle page.
  */
 import { cpus, loadavg } from 'node:os';
 import { loadConfig } from '../src/config.ts';
 import { intKnob } from './harness/knobs.ts';
-import { prng } from './load-generators/event-mix.ts';
+import { copySeed } from './load-generators/copy-seed.ts';
+import { SEED_TYPES, seedBatch } from './load-generators/seed-events.ts';
 import { loadColumns, loadRow } from './report/load-table.ts';
 import { num, printTable } from './report/print-table.ts';
 import { profileDirFor, summariseProfiles } from './report/profile-summary.ts';
@@ -13,10 +16,11 @@ import { log, runLoad, type LoadSummary } from './load-generators/run-load.ts';
 import { keyedFetch } from './load-generators/client-key.ts';
 import { startService, type BenchService } from './harness/bench-service.ts';
 
-// Knobs (env): SEED_EVENTS, SEED_BATCH, SEED_CONNECTIONS, SEED_DAYS, ROUNDS, DURATION (s),
-// CONNECTIONS, WARMUP (s); PROFILE=1; with DATABASE_URL, KEEP_SCHEMA=1 keeps the seeded schema and
-// BENCH_SCHEMA=<name> measures it again without seeding.
-const SEED_EVENTS = intKnob('SEED_EVENTS', 1_000_000);
+// Knobs (env): SEED_EVENTS, SEED_MODE (copy | api), SEED_BATCH, SEED_CONNECTIONS, SEED_DAYS,
+// ROUNDS, DURATION (s), CONNECTIONS, WARMUP (s); PROFILE=1; with DATABASE_URL, KEEP_SCHEMA=1 keeps
+// the seeded schema and BENCH_SCHEMA=<name> measures it again without seeding.
+const SEED_EVENTS = intKnob('SEED_EVENTS', 10_000_000);
+const SEED_MODE = seedModeKnob();
 const SEED_BATCH = intKnob('SEED_BATCH', 1000);
 const SEED_CONNECTIONS = intKnob('SEED_CONNECTIONS', 4);
 const SEED_DAYS = intKnob('SEED_DAYS', 30);
@@ -29,53 +33,25 @@ const TARGET_P99_MS = 20;
 /** How often a seeding batch may be retried after a 5xx (nothing of it was stored). */
 const SEED_RETRIES = 5;
 
-const DOMAINS = 'page cart checkout user api search video email payment auth'.split(' ');
-const ACTIONS = ['viewed', 'clicked', 'started', 'completed', 'failed'];
-/** 50 event types, e.g. `page.viewed`; type 0 is the most frequent. */
-const TYPES = DOMAINS.flatMap((d) => ACTIONS.map((a) => `${d}.${a}`));
-const SOURCES = 'web-frontend ios-app android-app checkout-service auth-service search-api'.split(
-  ' ',
-);
-const REGIONS = ['eu-west-1', 'us-east-1', 'ap-south-1'];
-
-const pick = <T>(items: readonly T[], r: number): T => items[Math.floor(r * items.length)] as T;
+/** Through the API above a million events would take hours: COPY is the default there. */
+function seedModeKnob(): 'copy' | 'api' {
+  const raw = process.env.SEED_MODE;
+  if (raw === undefined || raw === '') return SEED_EVENTS > 1_000_000 ? 'copy' : 'api';
+  if (raw !== 'copy' && raw !== 'api') throw new Error(`SEED_MODE=${raw}: must be copy or api`);
+  return raw;
+}
 
 function batchBody(index: number, count: number, now: number): string {
-  const random = prng(0x5eed + index);
-  const span = SEED_DAYS * 86_400_000;
-  const events = Array.from({ length: count }, () => {
-    const severityRoll = random();
-    return {
-      // Skewed: the first types are the common ones, as in real traffic.
-      eventType: TYPES[Math.floor(random() ** 2 * TYPES.length)],
-      timestamp: new Date(now - Math.floor(random() * span)).toISOString(),
-      source: pick(SOURCES, random()),
-      userId: `user-${Math.floor(random() * 50_000)}`,
-      sessionId: `sess-${Math.floor(random() * 2 ** 32).toString(16)}`,
-      severity:
-        severityRoll < 0.85
-          ? 'INFO'
-          : severityRoll < 0.95
-            ? 'WARNING'
-            : severityRoll < 0.99
-              ? 'ERROR'
-              : 'CRITICAL',
-      tags: { region: pick(REGIONS, random()), env: 'production' },
-      metadata: {
-        path: `/p/${Math.floor(random() * 1000)}`,
-        durationMs: Math.floor(random() * 2000),
-      },
-    };
-  });
-  return JSON.stringify({ events });
+  return JSON.stringify({ events: seedBatch(index, count, now, SEED_DAYS) });
 }
 
 interface SeedResult {
   readonly seconds: number;
-  readonly retried: number;
+  /** How the events went in, for the report. */
+  readonly how: string;
 }
 
-async function seed(service: BenchService): Promise<SeedResult> {
+async function seedThroughApi(service: BenchService): Promise<SeedResult> {
   const batches = Math.ceil(SEED_EVENTS / SEED_BATCH);
   const now = Date.now();
   const started = performance.now();
@@ -119,7 +95,36 @@ async function seed(service: BenchService): Promise<SeedResult> {
     }
   };
   await Promise.all(Array.from({ length: SEED_CONNECTIONS }, connection));
-  return { seconds: (performance.now() - started) / 1000, retried };
+  return {
+    seconds: (performance.now() - started) / 1000,
+    how:
+      `POST /api/v1/events/batch, ${num(SEED_BATCH)} per batch, ${SEED_CONNECTIONS} connections; ` +
+      `batches retried after a 5xx: ${retried}`,
+  };
+}
+
+async function seedWithCopy(service: BenchService): Promise<SeedResult> {
+  const r = await copySeed(service.sql, {
+    events: SEED_EVENTS,
+    batch: SEED_BATCH,
+    days: SEED_DAYS,
+    log,
+  });
+  return {
+    seconds: r.seconds,
+    how:
+      `COPY ${num(r.copySeconds, 1)} s, index builds ${num(r.indexSeconds, 1)} s, ` +
+      `counts and VACUUM ANALYZE ${num(r.countSeconds, 1)} s; indexes as the migrations made them`,
+  };
+}
+
+/** The schema's size on disk (tables, indexes, TOAST), for the report. */
+async function schemaBytes(service: BenchService): Promise<number> {
+  const [row] = await service.sql<{ bytes: string }[]>`
+    SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::int8 AS bytes
+    FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace
+    WHERE s.nspname = current_schema() AND c.relkind = 'r'`;
+  return Number(row?.bytes ?? 0);
 }
 
 async function countRows(service: BenchService): Promise<number> {
@@ -128,6 +133,7 @@ async function countRows(service: BenchService): Promise<number> {
 }
 
 interface PageInfo {
+  readonly content: readonly { readonly eventId: string }[];
   readonly totalElements: number;
   readonly totalPages: number;
   readonly number: number;
@@ -152,6 +158,57 @@ const verifyPage =
       return `numberOfElements ${info.numberOfElements}, expected ${PAGE_SIZE}`;
     return null;
   };
+
+/**
+ * Once, untimed: the page's events are those an OFFSET scan of the same order gives, and its total
+ * is the rows' count. The deep pages are located through the count tables, so this is what proves
+ * the seeded counts equal the events. Null when exact, else what differs.
+ */
+async function pageProblem(
+  service: BenchService,
+  path: string,
+  eventType: string | null,
+  page: number,
+): Promise<string | null> {
+  const info = await getPage(service, path);
+  const filter = eventType === null ? service.sql`` : service.sql`WHERE event_type = ${eventType}`;
+  const [counted] = await service.sql<{ n: string }[]>`
+    SELECT count(*)::int8 AS n FROM events ${filter}`;
+  const rows = await service.sql<{ id: string }[]>`
+    SELECT id FROM events ${filter} ORDER BY ts DESC, id DESC
+    LIMIT ${PAGE_SIZE} OFFSET ${page * PAGE_SIZE}`;
+  const expected = rows.map((r) => `evt_${r.id}`).join(' ');
+  const got = info.content.map((e) => e.eventId).join(' ');
+  if (info.totalElements !== Number(counted?.n)) {
+    return `${path}: totalElements ${info.totalElements}, count(*) ${counted?.n}`;
+  }
+  return got === expected ? null : `${path}: eventIds ${got}, OFFSET scan gives ${expected}`;
+}
+
+/** Requests one at a time for the c=1 columns: a page's own latency, without queueing. */
+const ALONE_REQUESTS = 200;
+
+interface Alone {
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+}
+
+/**
+ * The page requested alone, one request at a time: what it costs without the queue that c=10
+ * builds on two shared cores, to tell the statement's cost from the machine's load.
+ */
+async function alone(service: BenchService, path: string): Promise<Alone> {
+  const times: number[] = [];
+  for (let i = 0; i < ALONE_REQUESTS; i++) {
+    const started = performance.now();
+    await getPage(service, path);
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  const at = (q: number): number =>
+    times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? 0;
+  return { p50Ms: at(0.5), p99Ms: at(0.99) };
+}
 
 async function measure(
   service: BenchService,
@@ -185,7 +242,10 @@ async function main(): Promise<number> {
   log(parameters);
   let seeded: SeedResult | null;
   let rows: number;
+  let bytes: number;
+  const exactness: string[] = [];
   const results: LoadSummary[] = [];
+  const alones: Alone[] = [];
   let stopProblem: string | null;
   try {
     const existing = await countRows(service);
@@ -193,16 +253,15 @@ async function main(): Promise<number> {
       log(`schema ${service.schema} already holds ${num(existing)} events: not seeding`);
       seeded = null;
     } else {
-      log(
-        `seeding ${num(SEED_EVENTS)} events, ${num(SEED_BATCH)} per batch, ${SEED_CONNECTIONS} connections`,
-      );
-      seeded = await seed(service);
+      log(`seeding ${num(SEED_EVENTS)} events (${SEED_MODE})`);
+      seeded = await (SEED_MODE === 'copy' ? seedWithCopy(service) : seedThroughApi(service));
     }
     rows = await countRows(service);
+    bytes = await schemaBytes(service);
 
     const all = await getPage(service, `/api/v1/events?page=0&size=${PAGE_SIZE}`);
     const middle = Math.floor(all.totalPages / 2);
-    const type = TYPES[0] as string;
+    const type = SEED_TYPES[0] as string;
     const byType = await getPage(service, `/api/v1/events/type/${type}?page=0&size=${PAGE_SIZE}`);
     const typeMiddle = Math.floor(byType.totalPages / 2);
     const scenarios: [string, string, number, number][] = [
@@ -220,8 +279,17 @@ async function main(): Promise<number> {
         byType.totalElements,
       ],
     ];
-    for (const [name, path, page, total] of scenarios)
+    log('checking the pages against OFFSET scans (once, untimed)');
+    for (const problem of await Promise.all([
+      pageProblem(service, scenarios[1]?.[1] as string, null, middle),
+      pageProblem(service, scenarios[2]?.[1] as string, type, typeMiddle),
+    ])) {
+      if (problem !== null) exactness.push(problem);
+    }
+    for (const [name, path, page, total] of scenarios) {
       results.push(await measure(service, name, path, page, total));
+      alones.push(await alone(service, path));
+    }
   } finally {
     stopProblem = await service.stop().then(
       () => null,
@@ -235,17 +303,32 @@ async function main(): Promise<number> {
   );
   out();
   printTable(
-    [...loadColumns('connections'), { title: `p99 < ${TARGET_P99_MS} ms`, align: 'right' }],
-    results.map((s) => loadRow(s, [s.p99Ms < TARGET_P99_MS ? 'yes' : 'MISSED'])),
+    [
+      ...loadColumns('connections'),
+      { title: `p99 < ${TARGET_P99_MS} ms`, align: 'right' },
+      { title: 'c=1 p50 / p99 ms', align: 'right' },
+    ],
+    results.map((s, i) =>
+      loadRow(s, [
+        s.p99Ms < TARGET_P99_MS ? 'yes' : 'MISSED',
+        `${num(alones[i]?.p50Ms ?? 0, 2)} / ${num(alones[i]?.p99Ms ?? 0, 2)}`,
+      ]),
+    ),
+  );
+  out(
+    `(c=1: ${ALONE_REQUESTS} requests one at a time after each scenario, fetch from this process)`,
   );
   out();
   out(
     seeded === null
       ? `Seeding: none (BENCH_SCHEMA ${service.schema} reused); rows in events: ${num(rows)}`
       : `Seeding: ${num(SEED_EVENTS)} events in ${num(seeded.seconds, 1)} s ` +
-          `(${num(SEED_EVENTS / seeded.seconds)} events/s; POST /api/v1/events/batch, ${num(SEED_BATCH)} per batch, ` +
-          `${SEED_CONNECTIONS} connections, timestamps over ${SEED_DAYS} days, ${TYPES.length} types); ` +
-          `batches retried after a 5xx: ${seeded.retried}; rows in events: ${num(rows)}`,
+          `(${num(SEED_EVENTS / seeded.seconds)} events/s; ${seeded.how}; ` +
+          `timestamps over ${SEED_DAYS} days, ${SEED_TYPES.length} types); rows in events: ${num(rows)}`,
+  );
+  out(
+    `Schema size: ${num(bytes / 2 ** 30, 2)} GiB (tables, indexes, TOAST); ` +
+      `middle pages equal to OFFSET scans: ${exactness.length === 0 ? 'yes' : 'NO'}`,
   );
   out(parameters);
   out(
@@ -257,6 +340,7 @@ async function main(): Promise<number> {
       ? []
       : [`rows in events ${rows}, expected ${SEED_EVENTS}`]),
     ...(stopProblem === null ? [] : [stopProblem]),
+    ...exactness,
     ...results
       .filter((s) => s.non2xx > 0 || s.errors > 0)
       .map((s) => `${s.name}: non-2xx or errors`),

@@ -37,5 +37,10 @@ export const connect = (options: ConnectOptions): Sql =>
       search_path: options.schema,
       statement_timeout: options.queryTimeoutMs,
       application_name: 'vigil',
+      // Every statement here is short, but a deep page's plan carries a LIMIT with an OFFSET the
+      // planner cannot see (it assumes a tenth of the index): past jit_above_cost, PostgreSQL
+      // builds with LLVM compiled 40 to 150 ms of code for a query that runs in 5 ms (10,000,000
+      // events, docs/benchmarks.md). The embedded PostgreSQL ships without JIT anyway.
+      jit: 'off',
     },
   });

@@ -2,7 +2,7 @@
  * @module Response schema of the alert endpoints: documents the stored alert in OpenAPI, tied at
  * compile time to its one declaration in src/domain/rules/alert.ts.
  */
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type TLiteral, type TSchema, type TUnion } from '@sinclair/typebox';
 import {
   ALERT_STATES,
   type AlertRecord,
@@ -15,7 +15,8 @@ import { describes } from './describes.ts';
 import type { ExplainedBand } from '../domain/rules/anomaly/anomaly-explanation.ts';
 import { ANOMALY_METRICS, DIRECTIONS } from '../domain/rules/anomaly/anomaly-config.ts';
 
-const literals = <T extends string>(values: readonly T[]) =>
+/** A string that is one of `values` (each a literal, so OpenAPI lists them). */
+export const literals = <T extends string>(values: readonly T[]): TUnion<TLiteral<T>[]> =>
   Type.Union(values.map((value) => Type.Literal(value)));
 
 export const DeliveryResultSchema = describes<DeliveryResult>()(

@@ -150,6 +150,35 @@ async function run(): Promise<void> {
     },
   );
 
+  t.test(
+    'a stored ANOMALY rule is backtested from the list by its id: the chart of its band',
+    async (t) => {
+      // LEARNING for a week: it never fires live, so the other views are not disturbed.
+      await createRule(svc, {
+        name: 'Browser anomaly',
+        ruleType: 'ANOMALY',
+        severity: 'LOW',
+        ruleConfig: { metric: 'eventRate', bucketMinutes: 1, minHistoryMinutes: 10_080 },
+      });
+      await page.click('a[href="#/alerts"]');
+      await page.click('a[href="#/rules"]');
+      await page.click('tr:has-text("Browser anomaly") >> button:has-text("Backtest")');
+      await page.click('.stored-backtest .backtest button:has-text("Backtest")');
+      const answer = await page.waitForSelector(
+        '.stored-backtest .backtest-result, .stored-backtest .error',
+      );
+      t.match(
+        await answer.getAttribute('class'),
+        'backtest-result',
+        (await answer.textContent()) ?? '',
+      );
+      await page.waitForSelector('.stored-backtest .backtest-chart[data-kind=band]');
+      t.ok(await page.$('.stored-backtest .backtest-chart canvas'), 'drawn by uPlot');
+      await browser.screenshot(page, 'rules-backtest-anomaly');
+      await page.click('.stored-backtest button:has-text("Close")');
+    },
+  );
+
   t.test('events: page through, one event as JSON, send a test event', async (t) => {
     await postEvents(svc, 30, { eventType: 'page.view', source: 'web', userId: 'u1' });
     await page.click('a[href="#/events"]');

@@ -118,7 +118,7 @@ void t.test(
       result.chart.times.length > 1000 && result.chart.times.length <= 2000,
       'a chart of the week',
     );
-    t.equal(result.chart.series[0]!.threshold, 50, 'with the threshold');
+    t.match(result.chart.series[0], { kind: 'threshold', threshold: 50 }, 'with the threshold');
     t.ok(
       result.chart.series[0]!.values.some((v) => v !== null && v > 50),
       'the chart shows the bursts',

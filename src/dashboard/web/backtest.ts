@@ -1,8 +1,9 @@
 /**
  * @module The rule editor's backtest (docs/dashboard.md): the draft replayed by POST
  * /api/v1/rules/backtest over the last day or week, drawn with uPlot as the metric the condition
- * compares, its threshold, and marks where the rule would have been FIRING, with the transitions
- * and notifications listed below.
+ * compares and its threshold (an ANOMALY rule: its observed value in its band, expected dashed),
+ * and marks where the rule would have been FIRING, with the transitions listed below. A stored
+ * rule of any type is replayed by its id alone (rules.ts offers it on the list).
  */
 import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
@@ -10,7 +11,7 @@ import type { VNode } from 'preact';
 import uPlot from 'uplot';
 import { describeError } from './api.ts';
 import type { Session } from './session.ts';
-import type { BacktestResult } from '../../domain/rules/backtest/backtest-result.ts';
+import type { BacktestResult, ChartSeries } from '../../domain/rules/backtest/backtest-result.ts';
 
 const RANGES = { 'last 24 hours': 86_400_000, 'last 7 days': 7 * 86_400_000 } as const;
 type RangeName = keyof typeof RANGES;
@@ -29,6 +30,48 @@ function firingAt(result: BacktestResult, at: number): boolean {
   return firing;
 }
 
+/** uPlot's lines after the time axis: the value, then its threshold or its band. */
+interface Plot {
+  readonly series: uPlot.Series[];
+  readonly data: (number | null)[][];
+  readonly bands: uPlot.Band[];
+}
+
+const line = (label: string, color: string, dash?: number[]): uPlot.Series => ({
+  label,
+  stroke: cssVar(color),
+  width: 1,
+  points: { show: false },
+  ...(dash === undefined ? {} : { dash }),
+});
+
+function plotOf(series: ChartSeries, times: readonly number[]): Plot {
+  const value: uPlot.Series = {
+    label: series.label,
+    stroke: cssVar('--series-1'),
+    width: 1.5,
+    points: { show: false },
+  };
+  const values = series.values as (number | null)[];
+  if (series.kind === 'threshold')
+    return {
+      series: [value, line(`threshold ${series.threshold}`, '--series-2', [6, 4])],
+      data: [values, times.map(() => series.threshold)],
+      bands: [],
+    };
+  // Series 2..4 (after time and value): expected, lower, upper; the band fills upper to lower.
+  return {
+    series: [
+      value,
+      line('expected', '--series-2', [6, 4]),
+      line('lower', '--series-2'),
+      line('upper', '--series-2'),
+    ],
+    data: [values, series.expected, series.lower, series.upper] as (number | null)[][],
+    bands: [{ series: [4, 3], fill: cssVar('--band-fill') }],
+  };
+}
+
 function BacktestChart({ result }: { readonly result: BacktestResult }): VNode {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -39,6 +82,7 @@ function BacktestChart({ result }: { readonly result: BacktestResult }): VNode {
     const marks = series.values.map((v, i) =>
       firingAt(result, result.chart.times[i] as number) ? v : null,
     );
+    const plot = plotOf(series, times);
     const axis = { stroke: cssVar('--muted'), grid: { stroke: cssVar('--grid') } };
     const chart = new uPlot(
       {
@@ -48,13 +92,7 @@ function BacktestChart({ result }: { readonly result: BacktestResult }): VNode {
         axes: [axis, { ...axis, size: 56 }],
         series: [
           {},
-          {
-            label: series.label,
-            stroke: cssVar('--series-1'),
-            width: 1.5,
-            points: { show: false },
-          },
-          { label: `threshold ${series.threshold}`, stroke: cssVar('--series-2'), dash: [6, 4] },
+          ...plot.series,
           {
             label: 'would fire',
             stroke: cssVar('--series-3'),
@@ -62,19 +100,24 @@ function BacktestChart({ result }: { readonly result: BacktestResult }): VNode {
             points: { show: true, size: 5, fill: cssVar('--series-3') },
           },
         ],
+        bands: plot.bands,
       },
-      [times, series.values as (number | null)[], times.map(() => series.threshold), marks],
+      [times, ...plot.data, marks],
       el,
     );
     el.dataset.points = String(times.length);
+    el.dataset.kind = series.kind;
     return () => chart.destroy();
   }, [result]);
-  return html`<div ref=${box} class="chart-box backtest-chart"></div>`;
+  // PATTERN: no series (a match has no value): the transitions below tell it all.
+  return result.chart.series.length === 0
+    ? html`<p class="muted">No chart for this rule type: see the transitions below.</p>`
+    : html`<div ref=${box} class="chart-box backtest-chart"></div>`;
 }
 
 export interface BacktestProps {
   readonly session: Session;
-  /** The draft as the rule test takes it. */
+  /** The draft as the rule test takes it; null: the stored rule of `ruleId` as it is stored. */
   readonly rule: unknown;
   /** The stored rule being edited (its silences apply), or null. */
   readonly ruleId: number | null;
@@ -89,7 +132,12 @@ export function Backtest({ session, rule, ruleId }: BacktestProps): VNode {
   >({ kind: 'idle' });
   const start = (): void => {
     const to = Date.now();
-    const body = { rule, ...(ruleId === null ? {} : { ruleId }), from: to - RANGES[range], to };
+    const body = {
+      ...(rule === null ? {} : { rule }),
+      ...(ruleId === null ? {} : { ruleId }),
+      from: to - RANGES[range],
+      to,
+    };
     setState({ kind: 'running' });
     session.api.send<BacktestResult>('/api/v1/rules/backtest', body).then(
       (result) => setState({ kind: 'done', result }),

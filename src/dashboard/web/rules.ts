@@ -1,6 +1,7 @@
 /**
  * @module Rules: every rule with its status, severity and when it last fired; admin keys enable,
- * disable and archive, and open the editor; any key runs the rule test of a stored rule.
+ * disable and archive, and open the editor; any key runs the rule test of a stored rule, and its
+ * backtest (by id, as stored: the only way for ANOMALY and PATTERN, which the editor does not edit).
  */
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
@@ -8,6 +9,7 @@ import type { VNode } from 'preact';
 import { describeError } from './api.ts';
 import { ErrorLine, Table, useLoad } from './fields.ts';
 import { count } from './format.ts';
+import { Backtest } from './backtest.ts';
 import { RuleEditor } from './rule-editor.ts';
 import { isAdmin, type Session } from './session.ts';
 import type { RuleRecord } from '../../domain/rules/rule.ts';
@@ -25,9 +27,10 @@ interface RowProps {
   readonly session: Session;
   readonly onChange: () => void;
   readonly onEdit: () => void;
+  readonly onBacktest: () => void;
 }
 
-function RuleRow({ rule, session, onChange, onEdit }: RowProps): VNode {
+function RuleRow({ rule, session, onChange, onEdit, onBacktest }: RowProps): VNode {
   const [note, setNote] = useState('');
   const act = (action: Action) => () => {
     session.api
@@ -59,7 +62,8 @@ function RuleRow({ rule, session, onChange, onEdit }: RowProps): VNode {
     <td><span class=${`badge sev-${rule.severity.toLowerCase()}`}>${rule.severity}</span></td>
     <td>${utc(rule.lastTriggeredAt)} (${count(rule.triggerCount)})</td>
     <td class="row-actions">
-      ${button('Test', test)} ${admin} ${note === '' ? '' : html`<p class="note">${note}</p>`}
+      ${button('Test', test)} ${button('Backtest', onBacktest)} ${admin}
+      ${note === '' ? '' : html`<p class="note">${note}</p>`}
     </td>
   </tr>`;
 }
@@ -67,6 +71,8 @@ function RuleRow({ rule, session, onChange, onEdit }: RowProps): VNode {
 export function Rules({ session }: { session: Session }): VNode {
   /** undefined: the list; null: a new rule; a rule: editing it. */
   const [editing, setEditing] = useState<RuleRecord | null | undefined>(undefined);
+  /** The stored rule whose backtest is open above the list, or null. */
+  const [backtesting, setBacktesting] = useState<RuleRecord | null>(null);
   const rules = useLoad(() => session.api.get<RuleRecord[]>('/api/v1/rules'), [session]);
   if (editing !== undefined) {
     const done = (): void => {
@@ -85,6 +91,22 @@ export function Rules({ session }: { session: Session }): VNode {
     </div>
     <${ErrorLine} error=${rules.error} />
     ${
+      backtesting === null
+        ? ''
+        : html`<div class="stored-backtest" data-rule=${backtesting.id}>
+            <p>
+              ${`${backtesting.name} (${backtesting.ruleType}), replayed as stored.`}
+              <button type="button" onClick=${() => setBacktesting(null)}>Close</button>
+            </p>
+            <${Backtest}
+              key=${backtesting.id}
+              session=${session}
+              rule=${null}
+              ruleId=${backtesting.id}
+            />
+          </div>`
+    }
+    ${
       list === null
         ? html`<p class="muted">Loading…</p>`
         : list.length === 0
@@ -98,6 +120,7 @@ export function Rules({ session }: { session: Session }): VNode {
                     session=${session}
                     onChange=${rules.reload}
                     onEdit=${() => setEditing(r)}
+                    onBacktest=${() => setBacktesting(r)}
                   />`,
               )}
             <//>`

@@ -10,6 +10,7 @@ import type { MetricsLimits } from '../../domain/metrics/metrics-limits.ts';
 import type { ActiveRule, RuleFields } from '../../domain/rules/rule.ts';
 import { validationError } from '../../errors.ts';
 import { BacktestBody, checkBacktestBody } from '../../schemas/backtest.ts';
+import { BacktestChartSchema } from '../../schemas/backtest-responses.ts';
 import { ErrorSchema } from '../../schemas/event-responses.ts';
 import type { Reply } from '../reply.ts';
 import type { Request, Route } from '../route-types.ts';
@@ -88,10 +89,7 @@ const Result = Type.Object(
       description: 'FIRING / RESOLVED / DIGEST notifications, sent or why not',
     }),
     counts: Type.Object({}, { additionalProperties: true }),
-    chart: Type.Object(
-      { stepMs: Type.Integer(), times: Type.Array(Type.Number()), series: Type.Array(Type.Any()) },
-      { description: 'Each compared metric per step with its threshold' },
-    ),
+    chart: BacktestChartSchema,
   },
   { description: 'What the rule would have done over the range (docs/backtest.md)' },
 );

@@ -3,6 +3,7 @@
  * declared once: the worker thread builds it, the front thread passes it on as it is.
  */
 import type { Explanation } from '../alert.ts';
+import type { AnomalyDirection } from '../anomaly/anomaly-config.ts';
 import type { OperatorName } from '../rule-types.ts';
 
 /** Longest range replayed: the storage read and the ticks are bounded by it. */
@@ -55,8 +56,9 @@ export interface BacktestCounts {
   readonly digests: number;
 }
 
-/** One line of the chart: a metric the condition compares, and what it is compared with. */
-export interface ChartSeries {
+/** A metric the condition compares (THRESHOLD, RATE_CHANGE), and the fixed threshold it is compared with. */
+export interface ThresholdChartSeries {
+  readonly kind: 'threshold';
   readonly label: string;
   readonly operator: OperatorName;
   readonly threshold: number;
@@ -64,6 +66,24 @@ export interface ChartSeries {
   /** By point; null where the value is undefined (a RATE_CHANGE without a baseline). */
   readonly values: readonly (number | null)[];
 }
+
+/**
+ * An ANOMALY rule's observed value (its last completed bucket) and the band it is judged against,
+ * by point. The band is null where the series is LEARNING (it judges nothing then) or its
+ * baseline has no estimate yet; the observed value is null before the first completed bucket.
+ */
+export interface BandChartSeries {
+  readonly kind: 'band';
+  readonly label: string;
+  readonly direction: AnomalyDirection;
+  readonly values: readonly (number | null)[];
+  readonly expected: readonly (number | null)[];
+  readonly lower: readonly (number | null)[];
+  readonly upper: readonly (number | null)[];
+}
+
+/** One line of the chart (PATTERN rules have none: a match has no value to draw). */
+export type ChartSeries = ThresholdChartSeries | BandChartSeries;
 
 export interface BacktestChart {
   readonly stepMs: number;

@@ -1,7 +1,8 @@
 /**
  * @module The chart of a backtest: each metric the condition compares (its value as the alert's
- * `currentValues` names it) with its threshold, sampled at a step of whole minutes that keeps the
- * points under MAX_CHART_POINTS. The transitions themselves are exact; the chart is for the eye.
+ * `currentValues` names it) with its threshold, or for an ANOMALY rule its observed value with the
+ * band (expected, lower, upper), sampled at a step of whole minutes that keeps the points under
+ * MAX_CHART_POINTS. PATTERN rules have no series. The transitions are exact; the chart is for the eye.
  */
 import { MINUTE_MS } from '../../metrics/time.ts';
 import {
@@ -12,9 +13,15 @@ import {
   type RuleConfig,
   type RuleType,
 } from '../rule-types.ts';
-import { MAX_CHART_POINTS, type BacktestChart } from './backtest-result.ts';
+import { anomalyConfigOf } from '../anomaly/anomaly-rules.ts';
+import { seriesName } from '../anomaly/anomaly-explanation.ts';
+import type { AnomalyDirection } from '../anomaly/anomaly-config.ts';
+import { MAX_CHART_POINTS, type BacktestChart, type ChartSeries } from './backtest-result.ts';
 
-interface SeriesDef {
+type Column = (number | null)[];
+
+interface ThresholdDef {
+  readonly kind: 'threshold';
   /** Its key in currentValues. */
   readonly key: string;
   readonly label: string;
@@ -23,13 +30,27 @@ interface SeriesDef {
   readonly recoveryThreshold: number | null;
 }
 
-const defOf = (leaf: ConditionLeaf, key: string, label: string): SeriesDef => ({
+/** The keys are bandValues' (anomaly-explanation.ts): `name`, `expected(name)`, … */
+interface BandDef {
+  readonly kind: 'band';
+  readonly key: string;
+  readonly label: string;
+  readonly direction: AnomalyDirection;
+}
+
+type SeriesDef = ThresholdDef | BandDef;
+
+const defOf = (leaf: ConditionLeaf, key: string, label: string): ThresholdDef => ({
+  kind: 'threshold',
   key,
   label,
   operator: leaf.operator,
   threshold: leaf.threshold,
   recoveryThreshold: leaf.recoveryThreshold ?? null,
 });
+
+/** The band's keys in currentValues, in the order BandChartSeries holds them. */
+const BAND_PARTS = ['expected', 'lower', 'upper'] as const;
 
 /** The series of a rule, keyed as evaluator.ts names its values (valuesRecord, rate change). */
 function seriesOf(ruleType: RuleType, config: RuleConfig): SeriesDef[] {
@@ -38,7 +59,14 @@ function seriesOf(ruleType: RuleType, config: RuleConfig): SeriesDef[] {
     const key = `percentChange(${leaf.metric})`;
     return [defOf(leaf, key, `${key} over ${leaf.windowMinutes} min`)];
   }
-  if (ruleType !== 'THRESHOLD') return [];
+  if (ruleType === 'ANOMALY') {
+    const anomaly = anomalyConfigOf(config);
+    if (anomaly === null) return [];
+    const key = seriesName(anomaly);
+    const label = `${key} per ${anomaly.bucketMinutes} min`;
+    return [{ kind: 'band', key, label, direction: anomaly.direction }];
+  }
+  if (ruleType !== 'THRESHOLD') return []; // PATTERN: a match has no value to draw
   const defs: SeriesDef[] = [];
   const windowOf = new Map<string, number>();
   for (const leaf of leaves(config as Condition)) {
@@ -60,10 +88,14 @@ function seriesOf(ruleType: RuleType, config: RuleConfig): SeriesDef[] {
 export const chartStepMs = (rangeMs: number): number =>
   Math.max(1, Math.ceil(rangeMs / MAX_CHART_POINTS / MINUTE_MS)) * MINUTE_MS;
 
+const finite = (value: number | undefined): number | null =>
+  value === undefined || !Number.isFinite(value) ? null : value;
+
 export class ChartRecorder {
   private readonly defs: SeriesDef[];
   private readonly times: number[] = [];
-  private readonly columns: (number | null)[][];
+  /** Per series: its values, then for a band its expected, lower and upper. */
+  private readonly columns: Column[][];
   private next: number;
 
   constructor(
@@ -73,7 +105,7 @@ export class ChartRecorder {
     readonly stepMs: number,
   ) {
     this.defs = seriesOf(ruleType, config);
-    this.columns = this.defs.map(() => []);
+    this.columns = this.defs.map((def) => (def.kind === 'band' ? [[], [], [], []] : [[]]));
     this.next = from;
   }
 
@@ -82,12 +114,15 @@ export class ChartRecorder {
     return at >= this.next && this.times.length < MAX_CHART_POINTS;
   }
 
-  add(at: number, values: Readonly<Record<string, number>>): void {
+  /** `learning`: an ANOMALY series that judges nothing yet (its band is drawn as none). */
+  add(at: number, values: Readonly<Record<string, number>>, learning = false): void {
     this.times.push(at);
     this.defs.forEach((def, i) => {
-      const value = values[def.key];
-      (this.columns[i] as (number | null)[]).push(
-        value === undefined || !Number.isFinite(value) ? null : value,
+      const [observed, ...band] = this.columns[i] as Column[];
+      (observed as Column).push(finite(values[def.key]));
+      if (def.kind !== 'band') return;
+      BAND_PARTS.forEach((part, j) =>
+        (band[j] as Column).push(learning ? null : finite(values[`${part}(${def.key})`])),
       );
     });
     while (this.next <= at) this.next += this.stepMs;
@@ -97,13 +132,22 @@ export class ChartRecorder {
     return {
       stepMs: this.stepMs,
       times: this.times,
-      series: this.defs.map((def, i) => ({
-        label: def.label,
-        operator: def.operator,
-        threshold: def.threshold,
-        recoveryThreshold: def.recoveryThreshold,
-        values: this.columns[i] as (number | null)[],
-      })),
+      series: this.defs.map((def, i): ChartSeries => {
+        const [values, expected, lower, upper] = this.columns[i] as Column[];
+        if (def.kind === 'threshold') {
+          const { kind, label, operator, threshold, recoveryThreshold } = def;
+          return { kind, label, operator, threshold, recoveryThreshold, values: values as Column };
+        }
+        return {
+          kind: 'band',
+          label: def.label,
+          direction: def.direction,
+          values: values as Column,
+          expected: expected as Column,
+          lower: lower as Column,
+          upper: upper as Column,
+        };
+      }),
     };
   }
 }

@@ -99,6 +99,11 @@ export class Replay {
     return evaluateRule(ruleType, ruleConfig, this.metrics, this.activeFrom).currentValues;
   }
 
+  /** ANOMALY: its series is LEARNING (judges nothing: the chart draws no band); else false. */
+  learning(): boolean {
+    return this.engine.anomalyRule(this.rule.id)?.status().learning ?? false;
+  }
+
   private advance(at: number): void {
     if (at > this.clock) this.clock = at;
   }

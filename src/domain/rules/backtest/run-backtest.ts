@@ -91,7 +91,7 @@ export async function runBacktest(
       for (const r of resolved) ledger.resolved(r);
       for (const d of digests) ledger.digest(d);
       for (const f of fired) ledger.fired(f);
-      if (chart.due(next)) chart.add(next, replay.values());
+      if (chart.due(next)) chart.add(next, replay.values(), replay.learning());
       next += evaluationMs;
       ticks++;
       if (ledger.transitions.length >= MAX_BACKTEST_TRANSITIONS) {
