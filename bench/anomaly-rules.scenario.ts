@@ -47,7 +47,7 @@ function received(count: number, from: number, spanMs: number): MetricEvent[] {
 }
 
 /** The mix: a tenth each of errorRate, latencyP95, uniqueUsers; the rest eventRate of one type. */
-function config(i: number): Record<string, unknown> {
+export function anomalyConfig(i: number): Record<string, unknown> {
   const algorithm = (['basic', 'robust', 'seasonal'] as const)[i % 3];
   const bucketMinutes = algorithm === 'seasonal' ? 5 : i % 2 === 0 ? 1 : 5;
   const kind = i % 10;
@@ -65,7 +65,7 @@ function config(i: number): Record<string, unknown> {
 
 function activeRules(): ActiveRule[] {
   return Array.from({ length: RULES }, (_, i) => {
-    const checked = validateRuleConfig('ANOMALY', config(i));
+    const checked = validateRuleConfig('ANOMALY', anomalyConfig(i));
     if (!checked.ok) throw new Error(checked.errors.join('; '));
     return {
       id: i + 1,

@@ -1,9 +1,11 @@
 /**
  * The PATTERN scenario of `npm run bench:rules` (issue 20): a paced ingest (5,000 events/s over
  * 100,000 users) first without PATTERN rules, then with 1,000 of them ("3 events of type A then
- * one of type B for the same userId within 5 minutes", A and B among the traffic's types), in one
- * run on one service: the metrics actor's CPU per event (from /proc) and the process's RSS in
- * each phase, and what the rules hold (GET /api/v1/rules/{id}/status of every rule).
+ * one of type B for the same userId within 5 minutes", A and B among the traffic's types), then
+ * with 1,000 ANOMALY rules more, in one run on one service: per phase the metrics actor's CPU per
+ * event (from /proc), the process's RSS against the bound the docs state (bytes per partition held,
+ * from GET /api/v1/rules/{id}/status of every rule; KB per series), and GET /api/v1/metrics p99
+ * at 10 connections against the same run's phase without these rules (issue 20: within 1.25x).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
@@ -16,19 +18,33 @@ import { startService, type BenchService } from './harness/bench-service.ts';
 import { keyedFetch } from './load-generators/client-key.ts';
 import { typeName } from './load-generators/event-mix.ts';
 import { startPacedIngest, windowRate } from './load-generators/paced-ingest.ts';
-import { log } from './load-generators/run-load.ts';
+import { log, runLoad } from './load-generators/run-load.ts';
+import { createRules, metricsGetScenario } from './load-generators/service-calls.ts';
+import { anomalyConfig } from './anomaly-rules.scenario.ts';
 import { loadAverage, machineNote, out } from './report/bench-notes.ts';
 import { num, printTable } from './report/print-table.ts';
 import { processMemory } from './report/proc-status.ts';
 import { serviceCpu } from './report/service-threads.ts';
 
-// Knobs (env): PATTERN_RULES, PATTERN_SEC (each phase), PATTERN_WITHIN (minutes); INGEST_RATE,
-// INGEST_BATCH, INGEST_CONNECTIONS, INGEST_TYPES, INGEST_USERS as for the rest of bench:rules.
+// Knobs (env): PATTERN_RULES, PATTERN_SEC (each phase), PATTERN_WITHIN (minutes),
+// PATTERN_ANOMALY_RULES (the third phase's ANOMALY rules; 0: no third phase); INGEST_RATE,
+// INGEST_BATCH, INGEST_CONNECTIONS, INGEST_TYPES, INGEST_USERS, GET_CONNECTIONS as for the rest
+// of bench:rules.
 const RULES = intKnob('PATTERN_RULES', 1000);
 const SECONDS = intKnob('PATTERN_SEC', 60);
 const WITHIN = intKnob('PATTERN_WITHIN', 5);
+const ANOMALY_RULES = intKnob('PATTERN_ANOMALY_RULES', 1000, 0);
 const RATE = intKnob('INGEST_RATE', 5000);
+const GET_CONNECTIONS = intKnob('GET_CONNECTIONS', 10);
 const SETTLE_SEC = 5;
+/** Issue 20: GET /api/v1/metrics p99 with the rules within this factor of the run without them. */
+const TARGET_GET_RATIO = 1.25;
+/**
+ * The bound docs/rules.md#pattern states per PATTERN key held (300 B holding one event, 400 B
+ * holding three: the upper one) and per ANOMALY series (3.4 KB, seasonal daily at 5 minutes).
+ */
+const BYTES_PER_PARTITION = 400;
+const BYTES_PER_SERIES = 3.4 * 1024;
 
 interface Phase {
   readonly name: string;
@@ -37,6 +53,8 @@ interface Phase {
   readonly actorCpuPercent: number;
   readonly rssMb: number;
   readonly ingestP99Ms: number;
+  readonly getP99Ms: number;
+  readonly getReqPerSec: number;
   readonly failures: number;
 }
 
@@ -54,7 +72,15 @@ async function phase(service: BenchService, name: string): Promise<Phase> {
     await sleep(SETTLE_SEC * 1000);
     const from = await paced.counters();
     const cpuFrom = serviceCpu(service.pid).metricsMs;
-    await sleep(SECONDS * 1000);
+    // The phase's window is one GET round: GET /metrics is read all along it, as a dashboard does.
+    const get = await runLoad(
+      metricsGetScenario(
+        `${name}: GET /metrics c=${GET_CONNECTIONS}`,
+        service.url,
+        GET_CONNECTIONS,
+      ),
+      { rounds: 1, durationSec: SECONDS, warmupSec: 0 },
+    );
     const to = await paced.counters();
     const cpuTo = serviceCpu(service.pid).metricsMs;
     const memory = await processMemory(service.pid);
@@ -67,7 +93,9 @@ async function phase(service: BenchService, name: string): Promise<Phase> {
       actorCpuPercent: ((cpuTo - cpuFrom) / (to.at - from.at)) * 100,
       rssMb: memory.rssMb,
       ingestP99Ms: done.p99Ms,
-      failures: done.non2xx + done.errors,
+      getP99Ms: get.p99Ms,
+      getReqPerSec: get.reqPerSec,
+      failures: done.non2xx + done.errors + get.non2xx + get.errors,
     };
     log(`${name}: ${JSON.stringify(result)}`);
     return result;
@@ -93,21 +121,15 @@ const ruleBody = (i: number, types: number): string =>
     },
   });
 
-async function createRules(service: BenchService, types: number): Promise<number[]> {
-  const ids: number[] = [];
-  for (let i = 0; i < RULES; i++) {
-    const response = await keyedFetch(`${service.url}/api/v1/rules`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: ruleBody(i, types),
-    });
-    const body = (await response.json()) as { id?: number };
-    if (response.status !== 201 || body.id === undefined)
-      throw new Error(`rule ${i}: ${response.status} ${JSON.stringify(body)}`);
-    ids.push(body.id);
-  }
-  return ids;
-}
+/** An ANOMALY rule of the in-process ANOMALY scenario's mix, on the service. */
+const anomalyBody = (i: number): string =>
+  JSON.stringify({
+    name: `anomaly ${i}`,
+    ruleType: 'ANOMALY',
+    severity: 'LOW',
+    suppressionWindowMinutes: 1440,
+    ruleConfig: anomalyConfig(i),
+  });
 
 interface Held {
   partitions: number;
@@ -136,20 +158,38 @@ export async function patternScenario(): Promise<number> {
   const service = await startService({ env: { MAX_RULES: String(Math.max(RULES, 10_000)) } });
   const problems: string[] = [];
   let phases: Phase[];
-  let state: Held;
+  /** What the PATTERN rules held at the end of each phase with them. */
+  const states: Held[] = [];
   try {
     const without = await phase(service, 'no PATTERN rule');
-    const ids = await createRules(service, spread.types);
+    const patternBodies = Array.from({ length: RULES }, (_, i) => ruleBody(i, spread.types));
+    const ids = await createRules(service.url, patternBodies);
     log(`${ids.length} PATTERN rules created`);
     const withRules = await phase(service, `${RULES} PATTERN rules`);
-    state = await held(service, ids);
+    states.push(await held(service, ids));
     phases = [without, withRules];
+    if (ANOMALY_RULES > 0) {
+      const anomalyBodies = Array.from({ length: ANOMALY_RULES }, (_, i) => anomalyBody(i));
+      log(`${(await createRules(service.url, anomalyBodies)).length} ANOMALY rules created`);
+      phases.push(await phase(service, `+ ${ANOMALY_RULES} ANOMALY rules`));
+      states.push(await held(service, ids));
+    }
   } finally {
     await service.stop().catch((error: unknown) => problems.push(String(error)));
   }
+  const base = phases[0] as Phase;
+  /** Phase i's RSS bound: the phase without rules, plus what the docs state the rules hold. */
+  const boundMb = (i: number): number | null => {
+    const state = states[i - 1];
+    if (state === undefined) return null;
+    const series = i >= 2 ? ANOMALY_RULES : 0;
+    return (
+      base.rssMb + (state.partitions * BYTES_PER_PARTITION + series * BYTES_PER_SERIES) / 2 ** 20
+    );
+  };
   out(
     `## Rules, PATTERN: ${num(RULES)} rules over ${num(spread.users)} users, paced ingest ` +
-      `${num(RATE)} events/s, ${SECONDS} s per phase`,
+      `${num(RATE)} events/s, GET /metrics c=${GET_CONNECTIONS}, ${SECONDS} s per phase`,
   );
   out();
   printTable(
@@ -158,26 +198,53 @@ export async function patternScenario(): Promise<number> {
       { title: 'ingest events/s', align: 'right' },
       { title: 'actor µs CPU / event', align: 'right' },
       { title: 'actor CPU % of a core', align: 'right' },
+      { title: 'partitions held', align: 'right' },
       { title: 'RSS MB', align: 'right' },
+      { title: 'RSS bound MB', align: 'right' },
       { title: 'ingest p99 ms', align: 'right' },
+      { title: 'GET req/s', align: 'right' },
+      { title: 'GET p99 ms', align: 'right' },
+      { title: 'GET p99 / no rule', align: 'right' },
     ],
-    phases.map((p) => [
-      p.name,
-      num(p.eventsPerSec),
-      num(p.actorUsPerEvent, 1),
-      num(p.actorCpuPercent, 1),
-      num(p.rssMb),
-      num(p.ingestP99Ms, 2),
-    ]),
+    phases.map((p, i) => {
+      const bound = boundMb(i);
+      return [
+        p.name,
+        num(p.eventsPerSec),
+        num(p.actorUsPerEvent, 1),
+        num(p.actorCpuPercent, 1),
+        i === 0 ? '0' : num(states[i - 1]?.partitions ?? 0),
+        num(p.rssMb),
+        bound === null ? '' : num(bound),
+        num(p.ingestP99Ms, 2),
+        num(p.getReqPerSec),
+        num(p.getP99Ms, 2),
+        i === 0 ? '' : `${num(p.getP99Ms / base.getP99Ms, 2)}x`,
+      ];
+    }),
   );
   out();
+  const last = states.at(-1);
   out(
-    `Held at the end: ${num(state.partitions)} partitions over ${num(RULES)} rules ` +
-      `(${num(state.evicted)} evicted), ${num(state.matches)} sequences completed. Rule i: ` +
+    `Held at the end: ${num(last?.partitions ?? 0)} partitions over ${num(RULES)} rules ` +
+      `(${num(last?.evicted ?? 0)} evicted), ${num(last?.matches ?? 0)} sequences completed. Rule i: ` +
       `3 x ${typeName(0)}-like type i then type i+1 within ${WITHIN} min, by userId, over ` +
-      `${num(spread.types)} types; actor CPU from /proc/<pid>/task/<tid>/stat of the metrics actor ` +
-      `over the phase after its first ${SETTLE_SEC} s.`,
+      `${num(spread.types)} types; ANOMALY rules: the in-process scenario's mix (basic, robust, ` +
+      `seasonal), back-filled on creation. Actor CPU from /proc/<pid>/task/<tid>/stat of the ` +
+      `metrics actor over the phase after its first ${SETTLE_SEC} s, while GET /metrics is read. ` +
+      `RSS bound: the phase without rules plus ${BYTES_PER_PARTITION} B per partition held and ` +
+      `${num(BYTES_PER_SERIES / 1024, 1)} KB per ANOMALY series (docs/rules.md).`,
   );
+  for (const [i, p] of phases.entries()) {
+    const bound = boundMb(i);
+    if (i === 0 || bound === null) continue;
+    const ratio = p.getP99Ms / base.getP99Ms;
+    out(
+      `${p.name}: GET /metrics p99 ${num(ratio, 2)}x the phase without rules (target within ` +
+        `${TARGET_GET_RATIO}x: ${ratio <= TARGET_GET_RATIO ? 'met' : 'MISSED'}); RSS ` +
+        `${num(p.rssMb)} MB, bound ${num(bound)} MB: ${p.rssMb <= bound ? 'within' : 'ABOVE'}.`,
+    );
+  }
   out(machineNote(loadAtStart));
   for (const p of phases)
     if (p.failures > 0) problems.push(`${p.name}: ${p.failures} failed requests`);

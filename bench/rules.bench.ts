@@ -1,6 +1,8 @@
 /**
  * `npm run bench:rules`: 10,000 ACTIVE rules, then a paced 5,000 events/s ingest while the evaluator
  * reports its own per-tick time (GET /api/v1/rules/evaluation-stats) and GET /metrics is read at c=10.
+ * Then the PATTERN phases (bench/rules-pattern.ts) and the ingest under a 7-day backtest
+ * (bench/rules-backtest.ts); SCENARIO picks among them.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../src/config.ts';
@@ -28,6 +30,7 @@ import { ruleBodies } from './load-generators/rule-mix.ts';
 import { metricsGetScenario } from './load-generators/service-calls.ts';
 import { patternScenario } from './rules-pattern.ts';
 import { runAnomalyScenario } from './anomaly-rules.scenario.ts';
+import { backtestScenario } from './rules-backtest.ts';
 
 // Knobs (env): RULES, RULE_CONCURRENCY, FIRING_PER_MILLE; INGEST_RATE, INGEST_BATCH, INGEST_SEC,
 // INGEST_CONNECTIONS, INGEST_TYPES, INGEST_SOURCES, INGEST_USERS; ROUNDS, DURATION (s), WARMUP (s),
@@ -334,7 +337,14 @@ async function main(): Promise<number> {
   return problems.length === 0 ? 0 : 1;
 }
 
-// SCENARIO: `threshold` (the rules above), `pattern` (bench/rules-pattern.ts) or both (default).
-const SCENARIO = process.env.SCENARIO ?? 'all';
-const threshold = SCENARIO === 'pattern' ? 0 : await main();
-process.exitCode = Math.max(threshold, SCENARIO === 'threshold' ? 0 : await patternScenario());
+// SCENARIO: `threshold` (the rules above), `pattern` (bench/rules-pattern.ts), `backtest`
+// (bench/rules-backtest.ts), or a comma-separated list of them; all three by default.
+const SCENARIOS = (process.env.SCENARIO ?? 'threshold,pattern,backtest').split(',');
+const unknown = SCENARIOS.filter((s) => !['all', 'threshold', 'pattern', 'backtest'].includes(s));
+if (unknown.length > 0) throw new Error(`SCENARIO: unknown ${unknown.join(', ')}`);
+const runs = (name: string): boolean => SCENARIOS.includes(name) || SCENARIOS.includes('all');
+let exitCode = 0;
+if (runs('threshold')) exitCode = Math.max(exitCode, await main());
+if (runs('pattern')) exitCode = Math.max(exitCode, await patternScenario());
+if (runs('backtest')) exitCode = Math.max(exitCode, await backtestScenario());
+process.exitCode = exitCode;

@@ -11,6 +11,7 @@ import { anomalyHistory } from '../src/db/anomaly-history-repository.ts';
 import { silencesOverlapping } from '../src/db/silences-repository.ts';
 import { runBacktest } from '../src/domain/rules/backtest/run-backtest.ts';
 import { nameThisThread, THREAD_NAMES } from '../src/instrumentation/thread-name.ts';
+import { lowerThisThread } from '../src/instrumentation/thread-priority.ts';
 import { createLogger } from '../src/log.ts';
 import type { BacktestMessage, BacktestWorkerData } from '../src/protocol/backtest.ts';
 
@@ -19,6 +20,8 @@ if (isMainThread || parentPort === null)
 const port = parentPort;
 const data = workerData as BacktestWorkerData;
 nameThisThread(THREAD_NAMES.backtest);
+// Ingest and the live evaluation come first: the replay takes what CPU they leave.
+lowerThisThread();
 const log = createLogger(data.logLevel, 'backtest');
 
 /** Silences read at most: more overlapping one week would be a mistake, not a plan. */

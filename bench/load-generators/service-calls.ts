@@ -113,3 +113,20 @@ export const metricsGetScenario = (name: string, baseUrl: string, c: number): Lo
   expectedStatus: 200,
   verify: verifySnapshot,
 });
+
+/** POSTs each rule body in turn (201 expected) and answers the new rules' ids. */
+export async function createRules(url: string, bodies: readonly string[]): Promise<number[]> {
+  const ids: number[] = [];
+  for (const [i, body] of bodies.entries()) {
+    const response = await keyedFetch(`${url}/api/v1/rules`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
+    const answer = (await response.json()) as { id?: number };
+    if (response.status !== 201 || answer.id === undefined)
+      throw new Error(`rule ${i}: status ${response.status} ${JSON.stringify(answer)}`);
+    ids.push(answer.id);
+  }
+  return ids;
+}
