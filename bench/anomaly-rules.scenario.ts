@@ -14,7 +14,7 @@ import { prng, typeName, userName } from './load-generators/event-mix.ts';
 import type { MetricEvent } from '../src/domain/event.ts';
 import { Aggregator } from '../src/domain/metrics/aggregator.ts';
 import { RuleEngine } from '../src/domain/rules/rule-engine.ts';
-import type { ActiveRule } from '../src/domain/rules/rule.ts';
+import { NO_ALERT_HISTORY, type ActiveRule } from '../src/domain/rules/rule.ts';
 import { validateRuleConfig } from '../src/domain/rules/rule-config-validation.ts';
 
 // Knobs (env): ANOMALY_RULES (0 skips the scenario in bench:rules), ANOMALY_TICKS, ANOMALY_RATE.
@@ -79,10 +79,7 @@ function activeRules(): ActiveRule[] {
       maxAlertsPerHour: 10,
       notificationChannels: [],
       notificationConfig: null,
-      recentAlerts: [],
-      lastAlertAt: null,
-      heldSince: null,
-      firingSince: null,
+      ...NO_ALERT_HISTORY,
     };
   });
 }

@@ -13,7 +13,7 @@ import { ruleBodies } from './load-generators/rule-mix.ts';
 import type { MetricEvent, Severity } from '../src/domain/event.ts';
 import { Aggregator } from '../src/domain/metrics/aggregator.ts';
 import { RuleEngine } from '../src/domain/rules/rule-engine.ts';
-import type { ActiveRule } from '../src/domain/rules/rule.ts';
+import { NO_ALERT_HISTORY, type ActiveRule } from '../src/domain/rules/rule.ts';
 import { validateRuleConfig } from '../src/domain/rules/rule-config-validation.ts';
 import type { RuleSeverity, RuleType } from '../src/domain/rules/rule-types.ts';
 
@@ -84,10 +84,7 @@ function activeRules(): ActiveRule[] {
       ruleConfig: checked.config,
       notificationChannels: [],
       notificationConfig: null,
-      recentAlerts: [],
-      lastAlertAt: null,
-      heldSince: null,
-      firingSince: null,
+      ...NO_ALERT_HISTORY,
     };
   });
 }

@@ -9,7 +9,7 @@ import { insertEvents } from '../../src/db/events-repository.ts';
 import type { NewEvent } from '../../src/domain/event.ts';
 import { Aggregator } from '../../src/domain/metrics/aggregator.ts';
 import { RuleEngine } from '../../src/domain/rules/rule-engine.ts';
-import type { ActiveRule, RuleRecord } from '../../src/domain/rules/rule.ts';
+import { NO_ALERT_HISTORY, type ActiveRule, type RuleRecord } from '../../src/domain/rules/rule.ts';
 
 export const MINUTE = 60_000;
 export const DAY = 86_400_000;
@@ -56,10 +56,7 @@ export interface LiveTransition {
 
 const activeOf = (rule: RuleRecord): ActiveRule => ({
   ...rule,
-  recentAlerts: [],
-  lastAlertAt: null,
-  heldSince: null,
-  firingSince: null,
+  ...NO_ALERT_HISTORY,
 });
 
 /**

@@ -73,6 +73,15 @@ export interface ActiveRule
   readonly firingSince: number | null;
 }
 
+/**
+ * The alert history of a rule that has none (a new rule, a backtest's replay, a bench): no
+ * incident, nothing held back, nothing open.
+ */
+export const NO_ALERT_HISTORY: Pick<
+  ActiveRule,
+  'recentAlerts' | 'lastAlertAt' | 'heldSince' | 'firingSince'
+> = { recentAlerts: [], lastAlertAt: null, heldSince: null, firingSince: null };
+
 /** The filters of GET /api/v1/rules. */
 export interface RuleFilter {
   readonly status?: RuleStatus;

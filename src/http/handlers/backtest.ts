@@ -7,7 +7,7 @@ import { Type } from '@sinclair/typebox';
 import type { BacktestRunner } from '../../actors/backtest-runner.ts';
 import type { StoragePool } from '../../actors/storage-pool.ts';
 import type { MetricsLimits } from '../../domain/metrics/metrics-limits.ts';
-import type { ActiveRule, RuleFields } from '../../domain/rules/rule.ts';
+import { NO_ALERT_HISTORY, type ActiveRule, type RuleFields } from '../../domain/rules/rule.ts';
 import { validationError } from '../../errors.ts';
 import { BacktestBody, checkBacktestBody } from '../../schemas/backtest.ts';
 import { BacktestChartSchema } from '../../schemas/backtest-responses.ts';
@@ -39,10 +39,7 @@ const asActive = (id: number, version: number, rule: RuleFields): ActiveRule => 
   maxAlertsPerHour: rule.maxAlertsPerHour,
   notificationChannels: rule.notificationChannels,
   notificationConfig: rule.notificationConfig,
-  recentAlerts: [],
-  lastAlertAt: null,
-  heldSince: null,
-  firingSince: null,
+  ...NO_ALERT_HISTORY,
 });
 
 /** Who may run one backtest at a time: the stored key, else the principal's label. */
