@@ -52,6 +52,8 @@ interface Phase {
   readonly actorUsPerEvent: number;
   readonly actorCpuPercent: number;
   readonly rssMb: number;
+  /** The metrics actor's heap after a full collection, at the phase's end. */
+  readonly actorHeapMb: number;
   readonly ingestP99Ms: number;
   readonly getP99Ms: number;
   readonly getReqPerSec: number;
@@ -85,6 +87,7 @@ async function phase(service: BenchService, name: string): Promise<Phase> {
     const cpuTo = serviceCpu(service.pid).metricsMs;
     const memory = await processMemory(service.pid);
     const done = await paced.stop();
+    const heap = await actorHeap(service);
     const events = to.ok - from.ok;
     const result: Phase = {
       name,
@@ -92,6 +95,7 @@ async function phase(service: BenchService, name: string): Promise<Phase> {
       actorUsPerEvent: events === 0 ? Number.NaN : ((cpuTo - cpuFrom) * 1000) / events,
       actorCpuPercent: ((cpuTo - cpuFrom) / (to.at - from.at)) * 100,
       rssMb: memory.rssMb,
+      actorHeapMb: heap.usedBytes / 2 ** 20,
       ingestP99Ms: done.p99Ms,
       getP99Ms: get.p99Ms,
       getReqPerSec: get.reqPerSec,
@@ -131,6 +135,33 @@ const anomalyBody = (i: number): string =>
     ruleConfig: anomalyConfig(i),
   });
 
+/** The actor's heap after a full collection (the service runs with --expose-gc here). */
+async function actorHeap(service: BenchService): Promise<{ usedBytes: number }> {
+  const response = await keyedFetch(`${service.url}/api/v1/rules/evaluation-stats?last=1`);
+  const stats = (await response.json()) as { heap: { usedBytes: number; gcRan: boolean } };
+  if (!stats.heap.gcRan) throw new Error('the service did not run with --expose-gc');
+  return stats.heap;
+}
+
+/**
+ * Until every ANOMALY rule has its stored history (its back-fill done): the phase then measures
+ * the rules evaluated, not their 1,000 back-fill queries.
+ */
+async function backfilled(service: BenchService, ids: readonly number[]): Promise<void> {
+  const deadline = Date.now() + 300_000;
+  for (const id of ids) {
+    for (;;) {
+      const response = await keyedFetch(`${service.url}/api/v1/rules/${id}/status`);
+      const status = (await response.json()) as { anomaly?: { backfill: string } };
+      const state = status.anomaly?.backfill;
+      if (state === 'done') break;
+      if (state === 'failed') throw new Error(`ANOMALY rule ${id}: its back-fill failed`);
+      if (Date.now() > deadline) throw new Error(`ANOMALY rule ${id}: back-fill still ${state}`);
+      await sleep(200);
+    }
+  }
+}
+
 interface Held {
   partitions: number;
   evicted: number;
@@ -155,7 +186,10 @@ export async function patternScenario(): Promise<number> {
   const loadAtStart = loadAverage();
   const spread = ingestSpreadKnobs();
   log(`PATTERN scenario: ${RULES} rules, ${RATE} events/s, ${SECONDS} s per phase`);
-  const service = await startService({ env: { MAX_RULES: String(Math.max(RULES, 10_000)) } });
+  // --expose-gc: the actor collects before it reports its heap, so the heap shows what it holds.
+  const service = await startService({
+    env: { MAX_RULES: String(Math.max(RULES, 10_000)), NODE_OPTIONS: '--expose-gc' },
+  });
   const problems: string[] = [];
   let phases: Phase[];
   /** What the PATTERN rules held at the end of each phase with them. */
@@ -170,7 +204,10 @@ export async function patternScenario(): Promise<number> {
     phases = [without, withRules];
     if (ANOMALY_RULES > 0) {
       const anomalyBodies = Array.from({ length: ANOMALY_RULES }, (_, i) => anomalyBody(i));
-      log(`${(await createRules(service.url, anomalyBodies)).length} ANOMALY rules created`);
+      const anomalyIds = await createRules(service.url, anomalyBodies);
+      log(`${anomalyIds.length} ANOMALY rules created`);
+      await backfilled(service, anomalyIds);
+      log('every ANOMALY rule back-filled');
       phases.push(await phase(service, `+ ${ANOMALY_RULES} ANOMALY rules`));
       states.push(await held(service, ids));
     }
@@ -179,14 +216,19 @@ export async function patternScenario(): Promise<number> {
   }
   const base = phases[0] as Phase;
   /** Phase i's RSS bound: the phase without rules, plus what the docs state the rules hold. */
-  const boundMb = (i: number): number | null => {
+  /** What the docs say phase i's rules hold, MB. */
+  const heldMb = (i: number): number | null => {
     const state = states[i - 1];
     if (state === undefined) return null;
     const series = i >= 2 ? ANOMALY_RULES : 0;
-    return (
-      base.rssMb + (state.partitions * BYTES_PER_PARTITION + series * BYTES_PER_SERIES) / 2 ** 20
-    );
+    return (state.partitions * BYTES_PER_PARTITION + series * BYTES_PER_SERIES) / 2 ** 20;
   };
+  const boundMb = (i: number): number | null => {
+    const held = heldMb(i);
+    return held === null ? null : base.rssMb + held;
+  };
+  /** The actor's heap bound: the phase without rules plus what the rules hold. */
+  const heapBoundMb = (i: number): number => base.actorHeapMb + (heldMb(i) ?? 0);
   out(
     `## Rules, PATTERN: ${num(RULES)} rules over ${num(spread.users)} users, paced ingest ` +
       `${num(RATE)} events/s, GET /metrics c=${GET_CONNECTIONS}, ${SECONDS} s per phase`,
@@ -201,6 +243,8 @@ export async function patternScenario(): Promise<number> {
       { title: 'partitions held', align: 'right' },
       { title: 'RSS MB', align: 'right' },
       { title: 'RSS bound MB', align: 'right' },
+      { title: 'actor heap MB', align: 'right' },
+      { title: 'heap bound MB', align: 'right' },
       { title: 'ingest p99 ms', align: 'right' },
       { title: 'GET req/s', align: 'right' },
       { title: 'GET p99 ms', align: 'right' },
@@ -216,6 +260,8 @@ export async function patternScenario(): Promise<number> {
         i === 0 ? '0' : num(states[i - 1]?.partitions ?? 0),
         num(p.rssMb),
         bound === null ? '' : num(bound),
+        num(p.actorHeapMb, 1),
+        i === 0 ? '' : num(heapBoundMb(i), 1),
         num(p.ingestP99Ms, 2),
         num(p.getReqPerSec),
         num(p.getP99Ms, 2),
@@ -233,16 +279,21 @@ export async function patternScenario(): Promise<number> {
       `seasonal), back-filled on creation. Actor CPU from /proc/<pid>/task/<tid>/stat of the ` +
       `metrics actor over the phase after its first ${SETTLE_SEC} s, while GET /metrics is read. ` +
       `RSS bound: the phase without rules plus ${BYTES_PER_PARTITION} B per partition held and ` +
-      `${num(BYTES_PER_SERIES / 1024, 1)} KB per ANOMALY series (docs/rules.md).`,
+      `${num(BYTES_PER_SERIES / 1024, 1)} KB per ANOMALY series (docs/rules.md); the actor's ` +
+      `heap after a full collection at each phase's end against the same bound on the first ` +
+      `phase's heap. The ANOMALY phase starts once every rule's back-fill is done.`,
   );
   for (const [i, p] of phases.entries()) {
     const bound = boundMb(i);
     if (i === 0 || bound === null) continue;
     const ratio = p.getP99Ms / base.getP99Ms;
+    const heapBound = heapBoundMb(i);
     out(
       `${p.name}: GET /metrics p99 ${num(ratio, 2)}x the phase without rules (target within ` +
         `${TARGET_GET_RATIO}x: ${ratio <= TARGET_GET_RATIO ? 'met' : 'MISSED'}); RSS ` +
-        `${num(p.rssMb)} MB, bound ${num(bound)} MB: ${p.rssMb <= bound ? 'within' : 'ABOVE'}.`,
+        `${num(p.rssMb)} MB, bound ${num(bound)} MB: ${p.rssMb <= bound ? 'within' : 'ABOVE'}; ` +
+        `actor heap ${num(p.actorHeapMb, 1)} MB, bound ${num(heapBound, 1)} MB: ` +
+        `${p.actorHeapMb <= heapBound ? 'within' : 'ABOVE'}.`,
     );
   }
   out(machineNote(loadAtStart));

@@ -12,6 +12,7 @@ import { RuleEngine } from '../src/domain/rules/rule-engine.ts';
 import { testRule } from '../src/domain/rules/rule-test.ts';
 import { TickTimer } from '../src/instrumentation/tick-timer.ts';
 import { nameThisThread, THREAD_NAMES } from '../src/instrumentation/thread-name.ts';
+import { actorHeap } from '../src/instrumentation/thread-heap.ts';
 import { createLogger } from '../src/log.ts';
 import {
   assertNever,
@@ -185,7 +186,11 @@ port.on('message', (command: MetricsCommand) => {
         post({ type: 'reply', requestId, result: { ok: true, value: null } });
         return;
       case 'evaluation-stats': {
-        const value = { rules: engine.size(), ...tickTimer.summary(command.last) };
+        const value = {
+          rules: engine.size(),
+          ...tickTimer.summary(command.last),
+          heap: actorHeap(),
+        };
         post({ type: 'reply', requestId, result: { ok: true, value } });
         return;
       }

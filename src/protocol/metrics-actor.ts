@@ -89,6 +89,17 @@ export interface SerialisedSnapshot {
 /** Time the evaluator took per tick, over the last ticks (measured inside the actor). */
 export interface EvaluationStats extends TickSummary {
   readonly rules: number;
+  /** The metrics actor's V8 heap in use (its aggregator and rule state), after a full GC if gcRan. */
+  readonly heap: ActorHeap;
+}
+
+export interface ActorHeap {
+  readonly usedBytes: number;
+  /**
+   * True when the process runs with --expose-gc (bench:rules starts it so): the actor collected
+   * its garbage first, so usedBytes is what it holds. False: usedBytes includes garbage.
+   */
+  readonly gcRan: boolean;
 }
 
 /** An unexpected error, rebuilt on the other side by name and message. */

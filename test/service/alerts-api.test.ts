@@ -503,6 +503,10 @@ void t.test('evaluation-stats reports the rules evaluated', async (t) => {
         ),
         Type.Null(),
       ]),
+      heap: Type.Object(
+        { usedBytes: Type.Integer({ minimum: 1 }), gcRan: Type.Boolean() },
+        { additionalProperties: false },
+      ),
     },
     { additionalProperties: false },
   );
@@ -518,6 +522,8 @@ void t.test('evaluation-stats reports the rules evaluated', async (t) => {
   // wall time (plus the reading of the statistics itself).
   if (before.onCpu === null) t.fail('no on-CPU times: /proc/thread-self/schedstat unreadable');
   else t.ok(before.onCpu.maxMs <= before.maxMs + 1, 'on-CPU time within the wall time');
+  // The tests run without --expose-gc: the actor's heap is read as it is, garbage included.
+  t.equal(before.heap.gcRan, false, 'no full collection without --expose-gc');
 
   const extra = await rules.create(
     errorRateRule('Quiet', {

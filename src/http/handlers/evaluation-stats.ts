@@ -46,6 +46,7 @@ export const evaluationStatsRoutes = (deps: EvaluationStatsDeps): Route[] => [
           ticks: Type.Integer(),
           ...PercentilesSchema.properties,
           onCpu: Type.Union([PercentilesSchema, Type.Null()]),
+          heap: Type.Object({ usedBytes: Type.Integer(), gcRan: Type.Boolean() }),
         }),
         400: ErrorSchema,
       },
