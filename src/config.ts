@@ -172,6 +172,13 @@ export const ConfigSchema = Type.Object({
     description:
       "Comma-separated browser origins allowed by CORS and on /ws, besides the service's own.",
   }),
+  METRICS_SCRAPE_TOKEN: Type.Optional(
+    Type.String({
+      pattern: '^\\S{32,1024}$',
+      description:
+        'A token Prometheus may send as Authorization: Bearer to read GET /metrics (32+ characters, no spaces); unset: a read key only.',
+    }),
+  ),
   RATE_LIMIT_INGEST_PER_SECOND: Type.Optional(
     Type.Number({
       exclusiveMinimum: 0,

@@ -32,6 +32,9 @@ import { notifyOptionsFrom } from './notify/notify-options.ts';
 import { createRequestGate } from './request-gate.ts';
 import { attachStomp } from './stomp/endpoint.ts';
 import { REAL_TIMERS, type Timers } from './timers.ts';
+import { createIngestCounts } from './http/ingest-answers.ts';
+import { NotificationCounts } from './instrumentation/notification-counts.ts';
+import { createSelfMetrics } from './instrumentation/prometheus/self-metrics.ts';
 import { SERVICE_VERSION } from './version.ts';
 
 /**
@@ -168,11 +171,13 @@ async function startOn(
   );
   // Until the STOMP endpoint exists nobody can be subscribed: transitions are stored only.
   let publishAlert = (_json: string): void => {};
+  const notificationCounts = new NotificationCounts();
   const alertSink = createAlertSink({
     pool,
     publish: (json) => publishAlert(json),
     deliver: (alert, rule) => deliverAlert(alert, rule, notify, limiter, contactPoints),
     log,
+    notificationCounts,
   });
   // Listening before the first rule load: it may resolve incidents of rules no longer ACTIVE.
   metrics.onAlert((transition) => alertSink.accept(transition));
@@ -194,6 +199,21 @@ async function startOn(
     log,
   });
   started.push(() => backtests.stop());
+  const ingestCounts = createIngestCounts();
+  // GET /metrics (Prometheus). The cluster code adds its own with selfMetrics.register().
+  const selfMetrics = createSelfMetrics({
+    ingestCounts,
+    batcher,
+    queueLimits: { events: config.INGEST_QUEUE_MAX, bytes: config.INGEST_QUEUE_MAX_BYTES },
+    metrics,
+    now: () => performance.now(),
+    pool,
+    // Attached below, once the app exists; nothing scrapes before the server listens.
+    stomp: () => stomp.stats(),
+    notifications: notificationCounts,
+    notifyQueue: () => limiter.stats(),
+    version: SERVICE_VERSION,
+  });
   const routes = buildRoutes({
     authentication: config.VIGIL_AUTH,
     hasher: auth.hasher,
@@ -216,6 +236,9 @@ async function startOn(
       maxSources: config.METRICS_MAX_SOURCES,
       maxTrackedUsers: config.METRICS_MAX_TRACKED_USERS,
     },
+    ingestCounts,
+    selfMetrics,
+    scrapeToken: config.METRICS_SCRAPE_TOKEN,
   });
   // One count for HTTP requests in progress and WebSockets: MAX_CONNECTIONS bounds both together.
   const connections = createConnectionLimit(config.MAX_CONNECTIONS);

@@ -199,6 +199,15 @@ port.on('message', (command: MetricsCommand) => {
         post({ type: 'reply', requestId, result: { ok: true, value } });
         return;
       }
+      case 'self-metrics': {
+        const value = {
+          rules: engine.size(),
+          evaluationSeconds: tickTimer.histogram(),
+          counts: aggregator.countsSinceStart(),
+        };
+        post({ type: 'reply', requestId, result: { ok: true, value } });
+        return;
+      }
       case 'stop':
         clearInterval(refresh);
         clearInterval(evaluation);

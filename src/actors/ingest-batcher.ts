@@ -10,6 +10,7 @@ import { AppError } from '../errors.ts';
 import type { NewEvent } from '../domain/event.ts';
 import type { InsertOutcome } from '../domain/idempotency.ts';
 import type { DbFailure, Result } from '../protocol/storage.ts';
+import { PlainHistogram } from '../instrumentation/plain-histogram.ts';
 import { REAL_TIMERS, type Timers } from '../timers.ts';
 import type { StoragePool } from './storage-pool.ts';
 
@@ -56,6 +57,31 @@ const WRITE_TIMEOUT: Result<never, DbFailure> = {
   message: 'database timeout',
 };
 
+/** Bounds of the batch-size histogram: 1 event to INGEST_BATCH_MAX's largest setting. */
+export const BATCH_EVENTS_BOUNDS: readonly number[] = [
+  1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000,
+];
+/** Bounds of the commit-time histogram, in seconds: 1 ms to 10 s. */
+export const COMMIT_SECONDS_BOUNDS: readonly number[] = [
+  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+];
+
+/**
+ * The batcher's own numbers, kept per batch (never per event) on the front thread and read as
+ * they are by a scrape (GET /metrics).
+ */
+export interface IngestBatcherStats {
+  /** Events accepted but not yet committed or failed, and the bytes of their requests. */
+  readonly queuedEvents: number;
+  readonly queuedBytes: number;
+  /** Events per batch written, of the batches that committed. */
+  readonly batchEvents: PlainHistogram;
+  /** From handing a batch to the storage pool to its COMMIT answered, in seconds. */
+  readonly commitSeconds: PlainHistogram;
+  /** Batches whose write failed (a database error or a dead storage thread). */
+  readonly failedBatches: number;
+}
+
 export interface IngestBatcher {
   /**
    * Resolves with the events' outcomes (ids, or repeats of idempotency keys) in order once
@@ -68,6 +94,8 @@ export interface IngestBatcher {
   ): Promise<Result<readonly InsertOutcome[], DbFailure>>;
   /** Events accepted but not yet committed or failed. */
   pending(): number;
+  /** The queue now and what the batches written so far came to. */
+  stats(): IngestBatcherStats;
   /** Writes what is queued and resolves when every submitted event is settled. */
   drain(): Promise<void>;
 }
@@ -121,6 +149,9 @@ export function createIngestBatcher(
   let scheduled = false;
   let timer: unknown;
   const inFlight = new Set<Promise<void>>();
+  const batchEvents = new PlainHistogram(BATCH_EVENTS_BOUNDS);
+  const commitSeconds = new PlainHistogram(COMMIT_SECONDS_BOUNDS);
+  let failedBatches = 0;
   const overloaded = new AppError('OVERLOADED', 'Ingest queue is full, retry later', undefined, {
     'Retry-After': '1',
   });
@@ -144,10 +175,15 @@ export function createIngestBatcher(
   const write = (requests: Request[]): void => {
     const events = requests.flatMap((r) => r.events);
     const bytes = requests.reduce((sum, r) => sum + r.bytes, 0);
+    const dispatched = timers.now();
     const settled = pool
       .run('insertEvents', { events, detail: options.eventDetail?.() === true })
       .then(
         (result) => {
+          if (result.ok) {
+            batchEvents.observe(events.length);
+            commitSeconds.observe((timers.now() - dispatched) / 1000);
+          } else failedBatches++;
           let offset = 0;
           for (const request of requests) {
             const n = request.events.length;
@@ -158,7 +194,10 @@ export function createIngestBatcher(
             offset += n;
           }
         },
-        (error: unknown) => requests.forEach((r) => fail(r, error)),
+        (error: unknown) => {
+          failedBatches++;
+          requests.forEach((r) => fail(r, error));
+        },
       )
       .finally(() => {
         pendingEvents -= events.length;
@@ -228,6 +267,13 @@ export function createIngestBatcher(
       });
     },
     pending: () => pendingEvents,
+    stats: () => ({
+      queuedEvents: pendingEvents,
+      queuedBytes: pendingBytes,
+      batchEvents,
+      commitSeconds,
+      failedBatches,
+    }),
     async drain() {
       pump();
       while (inFlight.size > 0) await Promise.all(inFlight);

@@ -16,6 +16,7 @@ import type { RuleRuntimeStatus } from '../domain/rules/rule-engine.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type {
+  ActorSelfMetrics,
   EvaluationStats,
   MetricsActorData,
   MetricsCommand,
@@ -68,6 +69,8 @@ export interface MetricsActor {
   evaluationStats(last: number): Promise<EvaluationStats>;
   /** The last `minutes` (1..1440) minute by minute, the current (partial) minute last. */
   history(minutes: number): Promise<MetricsHistory>;
+  /** The actor's numbers a Prometheus scrape exports (GET /metrics). */
+  selfMetrics(): Promise<ActorSelfMetrics>;
   /** Called with every transition the evaluator decides (a rule fired, an incident resolved). */
   onAlert(listener: (transition: AlertTransition) => void): void;
   /** Called when rules start watching producers: read their newest stored events for it. */
@@ -268,6 +271,7 @@ export async function startMetricsActor(
     ruleStatus: (ruleId) => send('rule-status', { ruleId }),
     evaluationStats: (last) => send('evaluation-stats', { last }),
     history: (minutes) => send('history', { minutes }),
+    selfMetrics: () => send('self-metrics', {}),
     onAlert: (listener) => alertListeners.push(listener),
     onRestart: (listener) => restartListeners.push(listener),
     onWatching: (listener) => watchingListeners.push(listener),

@@ -23,8 +23,20 @@ export interface StoragePool {
   started(deadlineMs: number): Promise<string | null>;
   /** Tasks waiting for a free worker slot. */
   queued(): number;
+  /** Threads and tasks now, for a scrape (GET /metrics). */
+  stats(): StoragePoolStats;
   /** Waits for running tasks (at most closeTimeoutMs), then ends the threads. */
   close(): Promise<void>;
+}
+
+export interface StoragePoolStats {
+  readonly threads: number;
+  /** Tasks a worker is running (each worker runs up to its connections at once). */
+  readonly running: number;
+  /** Tasks waiting for a free worker slot. */
+  readonly queued: number;
+  /** Tasks finished since start, as piscina counts them. */
+  readonly completed: number;
 }
 
 export interface StoragePoolOptions {
@@ -57,11 +69,24 @@ export function startStoragePool(options: StoragePoolOptions): StoragePool {
     execArgv: workerExecArgv(),
     closeTimeout: options.closeTimeoutMs,
   });
+  /**
+   * Tasks handed to piscina and not yet settled (running, or in its queue), counted to their real
+   * end: an operation answered by its deadline may still be running.
+   */
+  let submitted = 0;
+  const settled = (): void => {
+    submitted--;
+  };
+  const tracked = <T>(task: Promise<T>): Promise<T> => {
+    submitted++;
+    task.then(settled, settled);
+    return task;
+  };
   return {
     async run(name, input) {
       let timer: NodeJS.Timeout | undefined;
       try {
-        const task = pool.run(input, { name }) as Promise<never>;
+        const task = tracked(pool.run(input, { name }) as Promise<never>);
         if (name === 'insertEvents') return await task;
         const deadline = new Promise<never>((resolve) => {
           timer = setTimeout(() => resolve(TIMED_OUT as never), options.timeoutMs);
@@ -99,6 +124,12 @@ export function startStoragePool(options: StoragePoolOptions): StoragePool {
       }
     },
     queued: () => pool.queueSize,
+    stats: () => ({
+      threads: pool.threads.length,
+      running: Math.max(0, submitted - pool.queueSize),
+      queued: pool.queueSize,
+      completed: pool.completed,
+    }),
     close: () => pool.close(),
   };
 }

@@ -32,6 +32,7 @@ import {
 import type { RuleNotification } from '../domain/rules/rule.ts';
 import type { Logger } from '../log.ts';
 import { createDeliveryRecorder } from './delivery-recorder.ts';
+import type { NotificationCounts } from '../instrumentation/notification-counts.ts';
 
 export type Deliver = (
   notification: Notification,
@@ -43,6 +44,8 @@ export interface AlertSinkDeps {
   readonly publish: (alertJson: string) => void;
   readonly deliver: Deliver;
   readonly log: Logger;
+  /** Where delivery results are counted by channel and outcome (GET /metrics). Absent: nowhere. */
+  readonly notificationCounts?: NotificationCounts;
 }
 
 export interface AlertSink {
@@ -112,6 +115,7 @@ export function createAlertSink(deps: AlertSinkDeps): AlertSink {
     write: (results) => serially(() => writeDeliveries(results)),
     maxWaitMs: DELIVERY_FLUSH_MS,
     maxResults: DELIVERY_FLUSH_MAX,
+    counts: deps.notificationCounts,
   });
 
   const deliver = async (

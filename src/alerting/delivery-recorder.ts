@@ -5,6 +5,7 @@
  * pool's queue. `flush` writes what is held at once (drain, at shutdown): nothing is lost.
  */
 import type { AlertDeliveries } from '../domain/rules/alert.ts';
+import type { NotificationCounts } from '../instrumentation/notification-counts.ts';
 import { REAL_TIMERS, type Timers } from '../timers.ts';
 
 export interface DeliveryRecorderOptions {
@@ -12,6 +13,8 @@ export interface DeliveryRecorderOptions {
   readonly write: (results: readonly AlertDeliveries[]) => Promise<void>;
   readonly maxWaitMs: number;
   readonly maxResults: number;
+  /** Counts each result by channel and outcome as it arrives (GET /metrics). Absent: none. */
+  readonly counts?: NotificationCounts;
   /** Absent: the real timers. Tests pass their own to fire the wait themselves. */
   readonly timers?: Pick<Timers, 'setTimeout' | 'clearTimeout'>;
 }
@@ -42,6 +45,7 @@ export function createDeliveryRecorder(options: DeliveryRecorderOptions): Delive
 
   return {
     add(results) {
+      options.counts?.add(results.deliveries);
       held.push(results);
       if (held.length >= options.maxResults) writeHeld();
       else timer ??= timers.setTimeout(writeHeld, options.maxWaitMs, undefined);

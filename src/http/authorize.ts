@@ -21,11 +21,15 @@ export const missingScope = (needed: KeyScope, principal: Principal): AppError =
       `API key ${principal.label}… has scope '${principal.scope}'`,
   );
 
+/** The token of an `Authorization: Bearer <token>` header; undefined for any other header. */
+export const bearerToken = (authorization: string): string | undefined =>
+  BEARER.exec(authorization)?.[1];
+
 /** The key a request presents: X-API-Key first, else the Authorization header's bearer token. */
 function presented(authorization: string, apiKey: string): string | AppError | undefined {
   if (apiKey !== '') return apiKey;
   if (authorization === '') return undefined;
-  const token = BEARER.exec(authorization)?.[1];
+  const token = bearerToken(authorization);
   return token ?? unauthorized("The Authorization header must be 'Bearer <key>'");
 }
 

@@ -25,6 +25,10 @@ const KEY_RESPONSES: Readonly<Record<number, TSchema | string>> = {
   429: ErrorSchema,
 };
 
+/** Errors are JSON on every route; other answers are JSON unless the route says otherwise. */
+const mediaTypeOf = (doc: Route['doc'], status: number): string =>
+  status >= 400 ? 'application/json' : (doc.mediaType ?? 'application/json');
+
 function operation(route: Route): Record<string, unknown> {
   const { doc } = route;
   const isPublic = route.scope === 'public';
@@ -52,7 +56,7 @@ function operation(route: Route): Record<string, unknown> {
           ? { description: schema }
           : {
               description: `HTTP ${status}`,
-              content: { 'application/json': { schema: plain(schema) } },
+              content: { [mediaTypeOf(doc, Number(status))]: { schema: plain(schema) } },
             },
       ],
     ),

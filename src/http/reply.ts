@@ -11,9 +11,17 @@ export interface Reply {
   readonly body?: unknown;
   /** A body that is already JSON (the metrics snapshot, serialised and encoded once). */
   readonly json?: string | Uint8Array;
+  /** A body that is not JSON, with its media type (the Prometheus exposition of GET /metrics). */
+  readonly text?: { readonly contentType: string; readonly body: string };
   readonly headers?: Readonly<Record<string, string>>;
   /** Ask the client to close the connection after this answer. */
   readonly close?: boolean;
+}
+
+/** Counts the answers of one route by outcome (ingest: src/http/ingest-answers.ts). */
+export interface ReplyCounter {
+  /** Called once per answer sent, on the front thread: it must cost no more than an increment. */
+  count(reply: Reply): void;
 }
 
 export interface Exchange {
@@ -24,6 +32,8 @@ export interface Exchange {
   answered: boolean;
   /** A listed browser origin the answer lets read it (CORS); absent: no CORS headers. */
   corsOrigin?: string;
+  /** Told of the answer when it is sent; absent on routes whose answers are not counted. */
+  readonly counter?: ReplyCounter | undefined;
 }
 
 const statusLines = new Map<number, string>();
@@ -39,11 +49,16 @@ const statusLine = (status: number): string => {
 export function send(exchange: Exchange, reply: Reply): void {
   if (exchange.aborted || exchange.answered) return;
   exchange.answered = true;
-  const payload = reply.json ?? (reply.body === undefined ? undefined : JSON.stringify(reply.body));
+  exchange.counter?.count(reply);
+  const payload =
+    reply.json ??
+    reply.text?.body ??
+    (reply.body === undefined ? undefined : JSON.stringify(reply.body));
   exchange.res.cork(() => {
     const res = exchange.res;
     res.writeStatus(statusLine(reply.status));
-    if (payload !== undefined) res.writeHeader('Content-Type', 'application/json');
+    if (payload !== undefined)
+      res.writeHeader('Content-Type', reply.text?.contentType ?? 'application/json');
     // API answers are data for one caller: never sniffed as something else, never cached.
     res.writeHeader('X-Content-Type-Options', 'nosniff');
     res.writeHeader('Cache-Control', 'no-store');

@@ -5,7 +5,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { Principal } from '../auth/principal.ts';
 import type { KeyScope } from '../domain/api-key.ts';
-import type { Reply } from './reply.ts';
+import type { Reply, ReplyCounter } from './reply.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -42,6 +42,8 @@ export interface RouteDoc {
   readonly query?: TSchema;
   /** Status -> response schema (or a description when there is no body). */
   readonly responses: Readonly<Record<number, TSchema | string>>;
+  /** The media type of its answers below 400 (errors are always JSON); absent: JSON. */
+  readonly mediaType?: string;
 }
 
 export interface Route {
@@ -58,6 +60,13 @@ export interface Route {
   readonly headers?: readonly string[];
   /** The handler may answer gzip: the adapter then reads Accept-Encoding into `acceptsGzip`. */
   readonly gzip?: true;
+  /**
+   * A credential the route takes besides a key of its scope, checked first on the Authorization
+   * header (GET /metrics: METRICS_SCRAPE_TOKEN); true lets the request in without a principal.
+   */
+  readonly acceptsToken?: (authorization: string) => boolean;
+  /** Counts every answer of the route by outcome (the ingest routes, for GET /metrics). */
+  readonly answers?: ReplyCounter;
   readonly doc: RouteDoc;
   readonly handle: (request: Request) => Reply | Promise<Reply>;
 }

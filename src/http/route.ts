@@ -8,7 +8,7 @@ import { AppError, validationError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { errorReply } from './error-response.ts';
 import { readBody } from './read-body.ts';
-import { send, type Exchange, type Reply } from './reply.ts';
+import { send, type Exchange, type Reply, type ReplyCounter } from './reply.ts';
 import { depthOf } from '../schemas/json-guards.ts';
 import type { Query, Request, Route } from './route-types.ts';
 import { acceptsGzip } from './accept-encoding.ts';
@@ -87,7 +87,8 @@ export function adapt(
     // MAX_CONNECTIONS: a request holds a place until it is answered; one answered before this
     // returns gives it back at once.
     if (!ctx.connections.tryTake()) {
-      send(openExchange(res, req), { ...errorReply(tooManyConnections(), ctx.log), close: true });
+      const exchange = openExchange(res, req, route.answers);
+      send(exchange, { ...errorReply(tooManyConnections(), ctx.log), close: true });
       return;
     }
     let pending: Promise<void> | undefined;
@@ -100,11 +101,16 @@ export function adapt(
   };
 }
 
-const openExchange = (res: uWS.HttpResponse, req: uWS.HttpRequest): Exchange => ({
+const openExchange = (
+  res: uWS.HttpResponse,
+  req: uWS.HttpRequest,
+  counter: ReplyCounter | undefined,
+): Exchange => ({
   res,
   head: req.getMethod() === 'head',
   aborted: false,
   answered: false,
+  counter,
 });
 
 /** Serves one request; a promise while the request is still in progress (body or answer pending). */
@@ -115,7 +121,7 @@ function serveWith(
 ): (res: uWS.HttpResponse, req: uWS.HttpRequest) => Promise<void> | undefined {
   return (res, req) => {
     const receivedAt = Date.now();
-    const exchange = openExchange(res, req);
+    const exchange = openExchange(res, req, route.answers);
     if (ctx.origins.any) {
       const origin = req.getHeader('origin');
       if (origin !== '' && ctx.origins.listed(origin)) exchange.corsOrigin = origin;
@@ -127,7 +133,10 @@ function serveWith(
       return undefined;
     }
     const scope = route.scope;
-    const principal = scope === 'public' ? null : authorized(scope, req, receivedAt, ctx);
+    const principal =
+      scope === 'public' || route.acceptsToken?.(req.getHeader('authorization')) === true
+        ? null
+        : authorized(scope, req, receivedAt, ctx);
     if (principal instanceof AppError) {
       send(exchange, errorReply(principal, ctx.log));
       return undefined;

@@ -10,6 +10,7 @@ import { eventRoutes, type EventDeps } from './handlers/events.ts';
 import { evaluationStatsRoutes } from './handlers/evaluation-stats.ts';
 import { keyRoutes, type KeyDeps } from './handlers/keys.ts';
 import { metricsRoutes, type MetricsDeps } from './handlers/metrics.ts';
+import { prometheusRoutes, type PrometheusDeps } from './handlers/prometheus.ts';
 import { ruleTestRoutes, type RuleTestDeps } from './handlers/rule-test.ts';
 import { ruleStatusRoutes } from './handlers/rule-status.ts';
 import { ruleRoutes, type RuleDeps } from './handlers/rules.ts';
@@ -27,7 +28,8 @@ export type RouteDeps = EventDeps &
   KeyDeps &
   AlertDeps &
   BacktestDeps &
-  SilenceDeps;
+  SilenceDeps &
+  PrometheusDeps;
 
 export function buildRoutes(deps: RouteDeps): Route[] {
   const routes: Route[] = [
@@ -43,6 +45,7 @@ export function buildRoutes(deps: RouteDeps): Route[] {
     ...ruleStatusRoutes(deps),
     ...keyRoutes(deps),
     ...contactPointRoutes(deps),
+    ...prometheusRoutes(deps),
   ];
   const openApi: Route = {
     method: 'GET',

@@ -11,6 +11,8 @@ import type { RuleRuntimeStatus } from '../domain/rules/rule-engine.ts';
 import type { BackfillAnswer, BackfillRequest } from '../domain/rules/anomaly/anomaly-rules.ts';
 import type { RuleTestInput, RuleTestResult } from '../domain/rules/rule-test.ts';
 import type { TickSummary } from '../instrumentation/tick-stats.ts';
+import type { HistogramCounts } from '../instrumentation/plain-histogram.ts';
+import type { CountsSinceStart } from '../domain/metrics/snapshot/counts-since-start.ts';
 
 /** Storage workers -> metrics actor, on the BroadcastChannel named in their workerData. */
 export type MetricsChannelMessage = {
@@ -50,6 +52,8 @@ export type MetricsCommand =
   | { readonly type: 'evaluation-stats'; readonly requestId: number; readonly last: number }
   /** The last `minutes` (1..1440), minute by minute (the dashboard's charts after a reload). */
   | { readonly type: 'history'; readonly requestId: number; readonly minutes: number }
+  /** The actor's own numbers for a GET /metrics scrape (Prometheus). */
+  | { readonly type: 'self-metrics'; readonly requestId: number }
   | { readonly type: 'stop'; readonly requestId: number };
 
 /** What each command answers with. */
@@ -63,6 +67,7 @@ export interface MetricsReplies {
   readonly 'rule-status': RuleRuntimeStatus | null;
   readonly 'evaluation-stats': EvaluationStats;
   readonly history: MetricsHistory;
+  readonly 'self-metrics': ActorSelfMetrics;
   readonly 'seed-last-events': null;
   readonly 'seed-anomaly': null;
   readonly stop: null;
@@ -100,6 +105,18 @@ export interface ActorHeap {
    * its garbage first, so usedBytes is what it holds. False: usedBytes includes garbage.
    */
   readonly gcRan: boolean;
+}
+
+/**
+ * What the actor holds that a Prometheus scrape exports, as plain numbers read when asked: the
+ * counting itself stays where it is (the aggregator, the tick timer), nothing is counted twice.
+ */
+export interface ActorSelfMetrics {
+  /** ACTIVE rules being evaluated. */
+  readonly rules: number;
+  /** Every evaluation tick's wall time since the actor started, in seconds. */
+  readonly evaluationSeconds: HistogramCounts;
+  readonly counts: CountsSinceStart;
 }
 
 /** An unexpected error, rebuilt on the other side by name and message. */

@@ -7,7 +7,7 @@ const routes = buildRoutes({} as RouteDeps).map(
   (route) => `${route.method} ${route.path.replace(/:(\w+)/g, '{$1}')}`,
 );
 const documented = docRows('docs/api.md')
-  .map((cells) => /^`((?:GET|POST|PUT|DELETE) \/api\/\S+)`$/.exec(cells[0] ?? '')?.[1])
+  .map((cells) => /^`((?:GET|POST|PUT|DELETE) \/\S+)`$/.exec(cells[0] ?? '')?.[1])
   .filter((endpoint) => endpoint !== undefined);
 
 t.test('docs/api.md has a row for every route', async (t) => {

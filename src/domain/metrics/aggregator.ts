@@ -11,6 +11,7 @@ import { MetricsState } from './state/metrics-state.ts';
 import { recordEvents } from './state/record-events.ts';
 import type { MetricsHistory, MetricsSnapshot } from './snapshot/snapshot.ts';
 import { buildHistory } from './snapshot/history.ts';
+import { countsSinceStart, type CountsSinceStart } from './snapshot/counts-since-start.ts';
 import { WindowReads, type SlotValues, type WindowedMetrics } from './windows/window-reads.ts';
 import type { BucketRead, BucketedMetrics } from './windows/bucket-read.ts';
 import { bucketValueOf } from './windows/bucket-values.ts';
@@ -84,6 +85,12 @@ export class Aggregator implements WindowedMetrics, BucketedMetrics {
   history(minutes: number): MetricsHistory {
     const now = this.tick();
     return buildHistory(this.state, now, minutes);
+  }
+
+  /** Events by type, source and severity since start or reset (GET /metrics' counters). */
+  countsSinceStart(): CountsSinceStart {
+    this.tick();
+    return countsSinceStart(this.state);
   }
 
   /** Zeroes everything, peak included; the no-data peakTimestamp becomes this moment. */

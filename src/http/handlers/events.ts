@@ -21,6 +21,7 @@ import {
 } from '../../schemas/event-responses.ts';
 import { mayHoldUnstorable } from '../../schemas/json-guards.ts';
 import { isPaging, PagingQuerySchema, parsePaging, toPage } from '../../schemas/paging.ts';
+import type { IngestCounts } from '../ingest-answers.ts';
 import type { Reply } from '../reply.ts';
 import type { Request, Route } from '../route-types.ts';
 
@@ -28,6 +29,8 @@ export interface EventDeps {
   readonly batcher: IngestBatcher;
   readonly pool: StoragePool;
   readonly batchMaxEvents: number;
+  /** Where the ingest routes' answers are counted (GET /metrics); absent: not counted. */
+  readonly ingestCounts?: IngestCounts;
 }
 
 const ACCEPTED = 'Event accepted for processing';
@@ -193,6 +196,7 @@ export const eventRoutes = (deps: EventDeps): Route[] => [
     scope: 'ingest',
     body: 'json',
     headers: [IDEMPOTENCY_HEADER],
+    answers: deps.ingestCounts?.single,
     doc: {
       summary:
         'Ingest one event; 202 once it is stored (group commit). A repeated idempotency key ' +
@@ -214,6 +218,7 @@ export const eventRoutes = (deps: EventDeps): Route[] => [
     scope: 'ingest',
     body: 'json',
     headers: [IDEMPOTENCY_HEADER],
+    answers: deps.ingestCounts?.batch,
     doc: {
       summary: `Ingest up to ${deps.batchMaxEvents} events in one transaction; one result per item`,
       body: Type.Union([

@@ -3,6 +3,7 @@
  * when the clock enters a new minute, the minute that left the 24 h is subtracted and forgotten.
  * Also the per-minute user sketches, which only this state holds.
  */
+import { ExpiredCounts } from './expired-counts.ts';
 import { KeyRegistry } from './key-registry.ts';
 import { LatencyHistograms } from './latency-histograms.ts';
 import { HyperLogLog } from './hyperloglog.ts';
@@ -21,6 +22,8 @@ export class MetricsState {
   readonly sources: KeyRegistry;
   readonly buckets = new MinuteBuckets();
   readonly totals = new RetentionTotals();
+  /** What the minutes that left the 24 h counted: with `totals`, the counts since start / reset. */
+  readonly expired: ExpiredCounts;
   readonly seconds = new SecondRing();
   readonly histograms = new LatencyHistograms();
   readonly overallLatency = new LatencyWindow();
@@ -44,6 +47,7 @@ export class MetricsState {
     this.types = new KeyRegistry(limits.maxEventTypes);
     this.sources = new KeyRegistry(limits.maxSources);
     this.users = new UserTracker(limits.maxTrackedUsers);
+    this.expired = new ExpiredCounts(limits.maxEventTypes, limits.maxSources);
     this.currentMinute = minuteOf(since);
   }
 
@@ -72,6 +76,8 @@ export class MetricsState {
   private expireMinute(minute: number): void {
     const bucket = this.buckets.get(minute);
     if (bucket === undefined) return;
+    // Before the subtraction releases the names of keys that fell to 0.
+    this.expired.add(bucket, this.types, this.sources);
     this.totals.subtract(
       bucket,
       (id) => {
