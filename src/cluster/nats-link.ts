@@ -28,6 +28,12 @@ const PUBLISH_TIMEOUT_MS = 5_000;
 const CONSUMER_RETRY_MS = 1_000;
 /** Messages the ordered consumer asks for at a time. */
 const CONSUME_BATCH = 256;
+/**
+ * How long one pull waits on an idle stream; its idle heartbeat is half of it, and two missed
+ * ones make the ordered consumer start over. The default (30 s) left the metrics incomplete for
+ * up to a minute after a broker restart.
+ */
+const PULL_EXPIRES_MS = 5_000;
 
 const nanos = (ms: number): number => ms * 1_000_000;
 
@@ -133,7 +139,10 @@ export function startNatsLink(options: NatsLinkOptions): NatsLink {
           filter_subjects: names.batchFilter,
           ...from,
         });
-        messages = await consumer.consume({ max_messages: CONSUME_BATCH });
+        messages = await consumer.consume({
+          max_messages: CONSUME_BATCH,
+          expires: PULL_EXPIRES_MS,
+        });
         for await (const m of messages) {
           lastStreamSeq = m.seq;
           const msgId = m.headers?.get('Nats-Msg-Id') ?? '';
@@ -157,6 +166,9 @@ export function startNatsLink(options: NatsLinkOptions): NatsLink {
       } else if (status.type === 'reconnect') {
         isConnected = true;
         log.info('NATS server back: publishing the outbox, reading the stream on');
+        // The server may have lost the consumer with its restart: read on with a new one at once
+        // (from the next stream sequence) rather than wait for missed heartbeats to tell.
+        void messages?.close();
         if (jsm !== null) {
           void ensureStream(jsm).then(
             () => options.onConnected(),

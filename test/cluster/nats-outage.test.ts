@@ -52,6 +52,7 @@ await clusterTestFile(3, async (cluster) => {
 
   await t.test('NATS back on the same port and store: converged exactly', async (t) => {
     await nats.restart();
+    const restarted = Date.now();
     const stored = await storedCount(cluster.db, tag);
     await waitUntil(
       'every instance counts what PostgreSQL holds',
@@ -59,6 +60,7 @@ await clusterTestFile(3, async (cluster) => {
       90_000,
     );
     t.pass(`each instance counts ${stored} events, complete`);
+    t.comment(`converged ${Date.now() - restarted} ms after the broker restarted`);
     // And stays so: nothing arrives twice later (a relay round, a consumer reset).
     await sleep(3_000);
     t.equal(await convergedOn(instances, tag, stored, ids), null, 'still exact 3 s later');
