@@ -170,6 +170,7 @@ const link = startNatsLink({
   url: data.natsUrl,
   names,
   instanceId: self,
+  incarnation,
   streamMaxBytes: data.streamMaxBytes,
   log,
   onBatch,

@@ -44,8 +44,11 @@ export interface ClusterNames {
   readonly batchFilter: string;
   heartbeatSubject(instanceId: string): string;
   readonly heartbeatFilter: string;
-  /** The ordered consumer's names start with it (the client adds a serial). */
-  consumerPrefix(instanceId: string): string;
+  /**
+   * The ordered consumer's names start with it (the client adds a serial). Per incarnation: the
+   * consumer of a process killed a moment ago lingers on the server, under its own name.
+   */
+  consumerPrefix(instanceId: string, incarnation: number): string;
 }
 
 export const clusterNames = (cluster: string): ClusterNames => ({
@@ -54,7 +57,7 @@ export const clusterNames = (cluster: string): ClusterNames => ({
   batchFilter: `${cluster}.batch.*`,
   heartbeatSubject: (id) => `${cluster}.hb.${id}`,
   heartbeatFilter: `${cluster}.hb.*`,
-  consumerPrefix: (id) => `${cluster}_${id}`,
+  consumerPrefix: (id, incarnation) => `${cluster}_${id}_${incarnation}`,
 });
 
 /** A message of the stream: who published it (from its subject and id) and its bytes. */
@@ -67,6 +70,7 @@ export interface NatsLinkOptions {
   readonly url: string;
   readonly names: ClusterNames;
   readonly instanceId: string;
+  readonly incarnation: number;
   readonly streamMaxBytes: number;
   readonly log: Logger;
   onBatch(batch: StreamedBatch): void;
@@ -135,7 +139,7 @@ export function startNatsLink(options: NatsLinkOptions): NatsLink {
             ? { deliver_policy: DeliverPolicy.All }
             : { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: lastStreamSeq + 1 };
         const consumer = await client.consumers.get(names.stream, {
-          name_prefix: names.consumerPrefix(options.instanceId),
+          name_prefix: names.consumerPrefix(options.instanceId, options.incarnation),
           filter_subjects: names.batchFilter,
           ...from,
         });

@@ -35,9 +35,16 @@ await clusterTestFile(3, async (cluster) => {
       60_000,
     );
     t.pass(`both survivors count ${stored}`);
-    const rows = await cluster.db.sql<{ n: string }[]>`
-      SELECT count(*) AS n FROM ingest_outbox WHERE instance_id = ${ids[0] as string}`;
-    t.equal(rows[0]?.n, '0', "the killed instance's outbox was relayed");
+    await waitUntil("the killed instance's outbox is relayed", async () => {
+      const rows = await cluster.db.sql<{ n: string }[]>`
+        SELECT count(*) AS n FROM ingest_outbox WHERE instance_id = ${ids[0] as string}`;
+      return rows[0]?.n === '0' ? null : `${rows[0]?.n} rows left`;
+    });
+    t.equal(
+      await convergedOn(instances.slice(1), tag, stored, ids.slice(1)),
+      null,
+      'relayed, nothing counted twice',
+    );
   });
 
   await t.test('restarted as itself: all three exact', async (t) => {
