@@ -194,6 +194,33 @@ export const ConfigSchema = Type.Object({
         'Default requests/s of a read or admin key created without a limit; unset: none.',
     }),
   ),
+  NATS_URL: Type.Optional(
+    Type.String({
+      pattern: '^(nats|tls)://',
+      description:
+        'NATS server (JetStream on) joining the instances that share DATABASE_URL; unset: one instance.',
+    }),
+  ),
+  VIGIL_INSTANCE_ID: Type.Optional(
+    Type.String({
+      pattern: '^[A-Za-z0-9_-]{1,64}$',
+      description:
+        'This instance in a cluster; unset: kept in VIGIL_DATA_DIR/instance-id, else <host>-<PORT>.',
+    }),
+  ),
+  VIGIL_CLUSTER: Type.Optional(
+    Type.String({
+      pattern: '^[A-Za-z0-9_-]{1,64}$',
+      description:
+        'Names the NATS stream and subjects; unset: derived from the database (host, port, name) and schema.',
+    }),
+  ),
+  NATS_STREAM_MAX_BYTES: Int(
+    1048576,
+    1099511627776,
+    1073741824,
+    "Cap of the cluster's JetStream stream of committed batches (oldest dropped past it).",
+  ),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'info', description: 'pino log level.' },
@@ -245,6 +272,13 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
   if (config.MAX_BODY_BYTES > config.INGEST_QUEUE_MAX_BYTES) {
     throw new ConfigError([
       `MAX_BODY_BYTES (${config.MAX_BODY_BYTES}) must not exceed INGEST_QUEUE_MAX_BYTES (${config.INGEST_QUEUE_MAX_BYTES})`,
+    ]);
+  }
+  // Instances share their committed batches and PostgreSQL is their only durable store: each
+  // one's own embedded database would leave the others' batches without a home.
+  if (config.NATS_URL !== undefined && config.DATABASE_URL === undefined) {
+    throw new ConfigError([
+      'NATS_URL needs DATABASE_URL: the instances of a cluster share one PostgreSQL',
     ]);
   }
   return Object.freeze(config);

@@ -10,6 +10,7 @@ import { startMetricsActor, type RestartTimers } from './actors/metrics-actor-cl
 import { seedNewestEvents } from './actors/newest-events-seed.ts';
 import { backfillAnomalies } from './actors/anomaly-backfill.ts';
 import { startStoragePool } from './actors/storage-pool.ts';
+import { startCluster } from './actors/cluster-link.ts';
 import type { Config } from './config.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres.ts';
 import { migrateUp } from './db/migrate.ts';
@@ -123,6 +124,14 @@ async function startOn(
   let metricsStopped: Promise<void> | null = null;
   const stopMetrics = (): Promise<void> => (metricsStopped ??= metrics.stop());
   started.push(stopMetrics);
+  // Cluster mode only (NATS_URL): null otherwise, and nothing below changes.
+  const cluster = await startCluster(config, databaseUrl, metricsChannel, log);
+  if (cluster !== null) {
+    started.push(() => cluster.stop());
+    cluster.onView((view) => {
+      metrics.clusterView(view).catch(() => undefined); // a restarting actor gets it again
+    });
+  }
   const pool = startStoragePool({
     threads: config.STORAGE_WORKERS,
     // The batcher bounds events; this bounds tasks (reads included) a little above it.
@@ -136,6 +145,7 @@ async function startOn(
       queryTimeoutMs: config.DB_QUERY_TIMEOUT_MS,
       logLevel: config.LOG_LEVEL,
       metricsChannel,
+      ...(cluster === null ? {} : { cluster: cluster.storage }),
     },
   });
   started.push(async () => {
@@ -293,6 +303,8 @@ async function startOn(
     await alertSink.drain();
     await auth.stop();
     await pool.close();
+    // After the pool: the last committed batches are published (or left to the relay).
+    await cluster?.stop();
     await embedded?.stop();
     log.info('stopped');
   };

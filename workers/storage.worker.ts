@@ -4,7 +4,8 @@
  * straight to the metrics actor over a BroadcastChannel (the front thread does not relay them),
  * those of the commits of the same 50 ms together. Each insert leaves its page counts pending; a
  * second later the worker folds every pending count into event_counts (and once at start, for
- * those a stop or a crash left).
+ * those a stop or a crash left). In cluster mode each batch also commits its outbox row, and the
+ * cluster thread hears of every batch's end (BatchNotice).
  */
 import { threadId, workerData } from 'node:worker_threads';
 import { connect } from '../src/db/connect.ts';
@@ -18,7 +19,12 @@ import * as alerts from '../src/db/alerts-repository.ts';
 import * as apiKeys from '../src/db/api-keys-repository.ts';
 import * as contactPoints from '../src/db/contact-points-repository.ts';
 import * as silences from '../src/db/silences-repository.ts';
-import type { DetailedMetricEvent, MetricEvent, NewEvent } from '../src/domain/event.ts';
+import type { MetricEvent, NewEvent } from '../src/domain/event.ts';
+import type { InsertOutcome } from '../src/domain/idempotency.ts';
+import { storedMetrics } from '../src/domain/stored-metrics.ts';
+import { batchSeqOf } from '../src/domain/cluster/batch-seq.ts';
+import { insertOutboxed } from '../src/db/outboxed-insert.ts';
+import type { BatchNotice, StorageClusterData } from '../src/protocol/cluster.ts';
 import type { RuleRecord } from '../src/domain/rules/rule.ts';
 import { replayEvents } from '../src/db/pattern-replay-repository.ts';
 import {
@@ -47,6 +53,21 @@ const sql = connect({
 });
 const metrics = new BroadcastChannel(data.metricsChannel);
 metrics.unref();
+
+interface ClusterLink {
+  readonly data: StorageClusterData;
+  readonly counter: Int32Array;
+  readonly channel: InstanceType<typeof BroadcastChannel>;
+}
+const cluster: ClusterLink | null =
+  data.cluster === undefined
+    ? null
+    : {
+        data: data.cluster,
+        counter: new Int32Array(data.cluster.batchCounter),
+        channel: new BroadcastChannel(data.cluster.channel),
+      };
+cluster?.channel.unref();
 
 /**
  * Committed events wait here up to STORED_FLUSH_MS and go to the metrics actor together. Every
@@ -99,9 +120,11 @@ void foldCounts();
 /**
  * A batch in which no event carries an idempotency key takes the plain insert: keys cost nothing
  * to producers that do not use them. Only the events stored now go to the metrics actor (a repeat
- * was counted when it was first stored).
+ * was counted when it was first stored); with `detail` (only while a PATTERN rule is ACTIVE) they
+ * carry what PATTERN reads, otherwise the message stays small.
  */
 export const insertEvents: StorageHandlers['insertEvents'] = async ({ events: batch, detail }) => {
+  if (cluster !== null) return insertOutboxedEvents(batch, detail === true, cluster);
   const writtenAt = Date.now();
   const keyed = batch.some((e) => e.idempotency !== undefined);
   const result = await guarded('insertEvents', () =>
@@ -109,35 +132,39 @@ export const insertEvents: StorageHandlers['insertEvents'] = async ({ events: ba
       ? idempotency.insertKeyedEvents(sql, batch, writtenAt)
       : events.insertEvents(sql, batch, writtenAt),
   );
-  if (result.ok) {
-    const outcomes = result.value;
-    for (let i = 0; i < batch.length; i++) {
-      if (typeof outcomes[i] !== 'number') continue;
-      const e = batch[i] as NewEvent;
-      const metric: MetricEvent = {
-        eventType: e.eventType,
-        source: e.source,
-        userId: e.userId,
-        severity: e.severity,
-        receivedAt: e.receivedAt,
-        latencyMs: Math.max(0, writtenAt - e.receivedAt),
-      };
-      // Only while a PATTERN rule is ACTIVE: otherwise the message stays as small as it was.
-      stored.push(detail === true ? detailed(metric, e, outcomes[i] as number) : metric);
-    }
-    flushTimer ??= setTimeout(flushStored, STORED_FLUSH_MS);
-    scheduleFold();
-  }
+  if (result.ok) committed(storedMetrics(batch, result.value, writtenAt, detail === true));
   return result;
 };
 
-const detailed = (metric: MetricEvent, e: NewEvent, id: number): DetailedMetricEvent => ({
-  ...metric,
-  id,
-  sessionId: e.sessionId,
-  tags: e.tags,
-  metadata: e.metadata,
-});
+function committed(metricEvents: readonly MetricEvent[]): void {
+  for (const metric of metricEvents) stored.push(metric);
+  flushTimer ??= setTimeout(flushStored, STORED_FLUSH_MS);
+  scheduleFold();
+}
+
+/**
+ * Cluster mode: the batch takes the next number of this incarnation (shared by all storage
+ * workers) and commits with its outbox row; the cluster thread then publishes it, or settles
+ * the number if the insert failed, so that peers see no hole.
+ */
+async function insertOutboxedEvents(
+  batch: readonly NewEvent[],
+  detail: boolean,
+  link: ClusterLink,
+): Promise<Result<readonly InsertOutcome[], DbFailure>> {
+  const seq = batchSeqOf(link.data.incarnation, Atomics.add(link.counter, 0, 1) + 1);
+  const writtenAt = Date.now();
+  const result = await guarded('insertEvents', () =>
+    insertOutboxed(sql, batch, writtenAt, detail, { instanceId: link.data.instanceId, seq }),
+  );
+  let notice: BatchNotice;
+  if (result.ok) {
+    committed(result.value.stored);
+    notice = { type: 'batch-committed', seq, payload: result.value.payload };
+  } else notice = { type: 'batch-failed', seq };
+  link.channel.postMessage(notice);
+  return result.ok ? { ok: true, value: result.value.outcomes } : result;
+}
 
 export const replayPattern: StorageHandlers['replayPattern'] = ({ config, now }) =>
   guarded('replayPattern', async () => {

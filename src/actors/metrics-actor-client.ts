@@ -6,6 +6,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { gzipSync } from 'node:zlib';
+import type { ClusterView } from '../domain/cluster/cluster-view.ts';
 import type { KeyLookup, NewestEvents } from '../domain/metrics/state/last-event-times.ts';
 import type { AlertTransition } from '../domain/rules/alert.ts';
 import type { MetricsHistory } from '../domain/metrics/snapshot/snapshot.ts';
@@ -81,6 +82,11 @@ export interface MetricsActor {
   onAnomalyBackfill(listener: (requests: readonly BackfillRequest[]) => void): void;
   /** The stored history one backfill request asked for. */
   seedAnomaly(answer: BackfillAnswer): Promise<void>;
+  /**
+   * Cluster mode: the instances whose batches the metrics count, and whether that is all of the
+   * live ones (the snapshot's `cluster`). Kept, and sent again to an actor that restarted.
+   */
+  clusterView(view: ClusterView): Promise<void>;
   /** Called after a dead actor was replaced: it holds no rules until they are sent again. */
   onRestart(listener: () => void): void;
   stop(): Promise<void>;
@@ -187,9 +193,14 @@ export async function startMetricsActor(
     );
   };
 
+  /** The last cluster view sent: a restarted actor gets it before anything else. */
+  let lastView: ClusterView | null = null;
   const restart = (): void => {
     spawn().then(
-      () => restartListeners.forEach((listener) => listener()),
+      () => {
+        if (lastView !== null) send('cluster-view', { view: lastView }).catch(() => undefined);
+        restartListeners.forEach((listener) => listener());
+      },
       (error: unknown) =>
         log.error({ err: error, failedStarts }, 'metrics actor restart failed; trying again'),
     );
@@ -281,6 +292,10 @@ export async function startMetricsActor(
     onAnomalyBackfill: (listener) => backfillListeners.push(listener),
     async seedAnomaly(answer) {
       await send('seed-anomaly', { answer });
+    },
+    async clusterView(view) {
+      lastView = view;
+      await send('cluster-view', { view });
     },
     async stop() {
       stopping = true;

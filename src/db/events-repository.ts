@@ -94,19 +94,35 @@ export function eventColumns(events: readonly NewEvent[], writtenAt: number): Ev
   };
 }
 
+/** Cluster mode: the batch's ingest_outbox row, written by the batch's own statement. */
+export interface OutboxValues {
+  readonly instanceId: string;
+  readonly seq: number;
+  readonly payload: Uint8Array;
+}
+
 /**
  * One statement per batch (one implicit transaction, one round trip): ids are drawn in the input
  * CTE so they come back in request order, and the batch's page counts go in as one pending row
- * in the same statement (foldEventCounts adds them to event_counts later). For batches without
- * idempotency keys only (idempotent-insert.ts writes the others).
+ * in the same statement (foldEventCounts adds them to event_counts later), as does its outbox row
+ * in cluster mode. For batches without idempotency keys only (idempotent-insert.ts writes the
+ * others).
  */
 export async function insertEvents(
-  sql: Sql,
+  sql: Sql | Tx,
   events: readonly NewEvent[],
   writtenAt: number,
+  outbox?: OutboxValues,
 ): Promise<number[]> {
   const c = eventColumns(events, writtenAt);
   const pending = countsBySecond(events);
+  const outboxed =
+    outbox === undefined
+      ? sql``
+      : sql`, outboxed AS (
+      INSERT INTO ingest_outbox (instance_id, batch_seq, payload)
+      VALUES (${outbox.instanceId}, ${outbox.seq}, ${Buffer.from(outbox.payload.buffer, outbox.payload.byteOffset, outbox.payload.byteLength)})
+    )`;
   const rows = await sql<{ id: string }[]>`
     WITH input AS MATERIALIZED (
       SELECT nextval('events_id_seq') AS id, t.*
@@ -125,7 +141,7 @@ export async function insertEvents(
     ), counted AS (
       INSERT INTO event_count_deltas (event_types, seconds, counts)
       VALUES (${pending.types}::text[], ${pending.seconds}::int8[], ${pending.counts}::int8[])
-    )
+    )${outboxed}
     SELECT id FROM input ORDER BY ord`;
   return rows.map((r) => Number(r.id));
 }

@@ -10,6 +10,7 @@ export const THREAD_NAMES = {
   storage: 'vigil-storage',
   metrics: 'vigil-metrics',
   backtest: 'vigil-backtest',
+  cluster: 'vigil-cluster',
 } as const;
 
 export function nameThisThread(name: (typeof THREAD_NAMES)[keyof typeof THREAD_NAMES]): void {

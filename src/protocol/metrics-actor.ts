@@ -2,6 +2,7 @@
  * @module Messages to and from the metrics actor thread. Plain data only (epoch ms, no Date,
  * no class instances): everything here crosses a thread boundary by structured clone.
  */
+import type { ClusterView } from '../domain/cluster/cluster-view.ts';
 import type { MetricEvent } from '../domain/event.ts';
 import type { MetricsHistory } from '../domain/metrics/snapshot/snapshot.ts';
 import type { KeyLookup, NewestEvents } from '../domain/metrics/state/last-event-times.ts';
@@ -54,6 +55,11 @@ export type MetricsCommand =
   | { readonly type: 'history'; readonly requestId: number; readonly minutes: number }
   /** The actor's own numbers for a GET /metrics scrape (Prometheus). */
   | { readonly type: 'self-metrics'; readonly requestId: number }
+  /**
+   * Cluster mode: which instances' batches these metrics count, and whether that is all of the
+   * live ones; the snapshot carries it as `cluster` from then on.
+   */
+  | { readonly type: 'cluster-view'; readonly requestId: number; readonly view: ClusterView }
   | { readonly type: 'stop'; readonly requestId: number };
 
 /** What each command answers with. */
@@ -70,6 +76,7 @@ export interface MetricsReplies {
   readonly 'self-metrics': ActorSelfMetrics;
   readonly 'seed-last-events': null;
   readonly 'seed-anomaly': null;
+  readonly 'cluster-view': null;
   readonly stop: null;
 }
 

@@ -3,6 +3,7 @@
  * Expected failures come back as data ({ ok: false, code }), never as thrown errors (STYLE 2).
  * The records these carry are declared in src/domain.
  */
+import type { StorageClusterData } from './cluster.ts';
 import type { ApiKeyFields, ApiKeyRecord, StoredApiKey } from '../domain/api-key.ts';
 import type { ContactPoint, ContactPointFields } from '../domain/contact-points/contact-point.ts';
 import type { EventPage, EventRecord, NewEvent } from '../domain/event.ts';
@@ -216,4 +217,6 @@ export interface StorageWorkerData {
   readonly logLevel: string;
   /** Name of the BroadcastChannel on which committed events go to the metrics actor. */
   readonly metricsChannel: string;
+  /** Cluster mode (NATS_URL set): each batch gets a number and an outbox row. Absent: one instance. */
+  readonly cluster?: StorageClusterData;
 }

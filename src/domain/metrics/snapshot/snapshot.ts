@@ -3,6 +3,7 @@
  * the per-minute history (GET /api/v1/metrics/history):
  * plain data, field names exactly as the spec. Maps are null-prototype objects (any key is safe).
  */
+import type { ClusterView } from '../../cluster/cluster-view.ts';
 import type { Severity } from '../../event.ts';
 import type { Trend } from '../state/throughput.ts';
 
@@ -84,6 +85,8 @@ export interface MetricsSnapshot {
   readonly throughput: Throughput;
   readonly timeWindows: TimeWindows;
   readonly topUsers: readonly TopUser[];
+  /** Cluster mode only (NATS_URL set): whose batches these figures count, and if all of them. */
+  readonly cluster?: ClusterView;
 }
 
 /** One minute; the last point is the current, partial minute. */

@@ -1,0 +1,42 @@
+// Three instances on one PostgreSQL and a private NATS server: 30,000 events posted round-robin
+// over the three, and GET /api/v1/metrics on every instance then counts all of them, once.
+import t from 'tap';
+import {
+  convergedOn,
+  postBatch,
+  clusterTestFile,
+  storedCount,
+  waitUntil,
+} from '../support/vigil-cluster.ts';
+
+await clusterTestFile(3, async (cluster) => {
+  const { instances, ids } = cluster;
+  const tag = 'totals';
+
+  await t.test('every instance shows the same global totals', async (t) => {
+    const total = 30_000;
+    const batch = 500;
+    let accepted = 0;
+    // Two requests in flight per instance: the three ingest at once.
+    const sends: Promise<number>[] = [];
+    for (let from = 0; from < total; from += batch) {
+      const proc = instances[(from / batch) % instances.length];
+      if (proc === undefined) throw new Error('no instance');
+      sends.push(postBatch(proc, tag, from, batch));
+      if (sends.length >= 6) accepted += (await sends.shift()) ?? 0;
+    }
+    for (const send of sends) accepted += await send;
+    t.equal(accepted, total, 'every event answered 202');
+    t.equal(await storedCount(cluster.db, tag), total, 'every event stored once');
+    await waitUntil('every instance counts all 30,000', () =>
+      convergedOn(instances, tag, total, ids),
+    );
+    t.pass('each instance counts 30,000 events of the three, and says its view is complete');
+    const outbox = await cluster.db.sql<{ n: string }[]>`SELECT count(*) AS n FROM ingest_outbox`;
+    await waitUntil('the outbox empties', async () => {
+      const rows = await cluster.db.sql<{ n: string }[]>`SELECT count(*) AS n FROM ingest_outbox`;
+      return rows[0]?.n === '0' ? null : `${rows[0]?.n} rows left`;
+    });
+    t.comment(`outbox rows right after convergence: ${outbox[0]?.n}`);
+  });
+});
