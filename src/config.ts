@@ -187,6 +187,25 @@ export const ConfigSchema = Type.Object({
         'Default requests/s of a read or admin key created without a limit; unset: none.',
     }),
   ),
+  NATS_URL: Type.Optional(
+    Type.String({
+      pattern: '^(nats|tls)://',
+      description:
+        'NATS JetStream URL: set, this instance joins a cluster of Vigil instances on the same database.',
+    }),
+  ),
+  LEASE_TTL_MS: Int(
+    2000,
+    60000,
+    5000,
+    "Cluster mode: how long the rule leader's lease lasts unrenewed before another instance may take it over.",
+  ),
+  LEASE_RENEW_MS: Int(
+    100,
+    10000,
+    1000,
+    'Cluster mode: how often the rule leader renews its lease (and the others try to take it).',
+  ),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'info', description: 'pino log level.' },
@@ -238,6 +257,13 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
   if (config.MAX_BODY_BYTES > config.INGEST_QUEUE_MAX_BYTES) {
     throw new ConfigError([
       `MAX_BODY_BYTES (${config.MAX_BODY_BYTES}) must not exceed INGEST_QUEUE_MAX_BYTES (${config.INGEST_QUEUE_MAX_BYTES})`,
+    ]);
+  }
+  // The leader stops evaluating LEASE_RENEW_MS before its lease can expire: two renewals at least
+  // must fit in a lease, or one late answer would pause evaluation.
+  if (config.LEASE_RENEW_MS * 2 > config.LEASE_TTL_MS) {
+    throw new ConfigError([
+      `LEASE_RENEW_MS (${config.LEASE_RENEW_MS}) must be at most half of LEASE_TTL_MS (${config.LEASE_TTL_MS})`,
     ]);
   }
   return Object.freeze(config);

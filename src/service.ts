@@ -25,7 +25,12 @@ import { startAuthentication } from './auth/start-auth.ts';
 import { stompAuthenticator } from './auth/stomp-auth.ts';
 import { originPolicy } from './http/origins.ts';
 import { createRuleSync } from './alerting/rule-sync.ts';
-import { createContactPointDirectory } from './notify/contact-point-directory.ts';
+import { startLeadership, type Leadership } from './cluster/leadership.ts';
+import {
+  CLUSTER_RELOAD_MS,
+  createContactPointDirectory,
+  RELOAD_MS as CONTACT_POINTS_RELOAD_MS,
+} from './notify/contact-point-directory.ts';
 import { deliverAlert } from './notify/deliver.ts';
 import { createDeliveryLimiter } from './notify/delivery-limiter.ts';
 import { notifyOptionsFrom } from './notify/notify-options.ts';
@@ -105,6 +110,8 @@ async function startOn(
   const metrics = await startMetricsActor(
     {
       metricsChannel,
+      // In a cluster, only once this instance holds the rule leader lease (startLeadership).
+      evaluating: config.NATS_URL === undefined,
       refreshMs: config.METRICS_REFRESH_MS,
       evaluationMs: config.RULE_EVALUATION_MS,
       evaluationCpuStats: config.EVALUATION_CPU_STATS,
@@ -157,7 +164,12 @@ async function startOn(
     clock: hooks.idempotencyClock,
   });
   started.push(() => pruner.stop());
-  const contactPoints = createContactPointDirectory(pool, log, hooks.contactPointTimers);
+  const contactPoints = createContactPointDirectory(
+    pool,
+    log,
+    hooks.contactPointTimers,
+    config.NATS_URL === undefined ? CONTACT_POINTS_RELOAD_MS : CLUSTER_RELOAD_MS,
+  );
   started.push(() => contactPoints.stop());
   const unloaded = await contactPoints.reload();
   if (unloaded !== null) throw new Error(`could not load the contact points: ${unloaded}`);
@@ -168,11 +180,19 @@ async function startOn(
   );
   // Until the STOMP endpoint exists nobody can be subscribed: transitions are stored only.
   let publishAlert = (_json: string): void => {};
+  // Cluster mode: set once the lease loop starts; until then this instance is not the leader.
+  let leadership: Leadership | null = null;
   const alertSink = createAlertSink({
     pool,
     publish: (json) => publishAlert(json),
     deliver: (alert, rule) => deliverAlert(alert, rule, notify, limiter, contactPoints),
     log,
+    ...(config.NATS_URL === undefined
+      ? {}
+      : {
+          writer: () => leadership?.writer() ?? 'not-leader',
+          onFenced: () => leadership?.fenced(),
+        }),
   });
   // Listening before the first rule load: it may resolve incidents of rules no longer ACTIVE.
   metrics.onAlert((transition) => alertSink.accept(transition));
@@ -182,6 +202,17 @@ async function startOn(
   const ruleSync = createRuleSync(pool, metrics, log);
   started.push(() => ruleSync.stop());
   await ruleSync.changed();
+  leadership = startLeadership(config, {
+    pool,
+    metrics,
+    ruleSync,
+    redeliver: () => alertSink.redeliver(),
+    log,
+  });
+  const leading = leadership;
+  if (leading !== null) started.push(() => leading.stop());
+  // Alone: what a previous process stored and did not get to notify is sent now.
+  else void alertSink.redeliver();
   const auth = await startAuthentication(config, pool, log);
   started.push(() => auth.stop());
   const gate = createRequestGate();
@@ -268,6 +299,8 @@ async function startOn(
     contactPoints.stop();
     await metrics.stop();
     await alertSink.drain();
+    // After the last fenced write; the lease is released, so another instance takes over at once.
+    await leadership?.stop();
     await auth.stop();
     await pool.close();
     await embedded?.stop();

@@ -18,6 +18,8 @@ import * as alerts from '../src/db/alerts-repository.ts';
 import * as apiKeys from '../src/db/api-keys-repository.ts';
 import * as contactPoints from '../src/db/contact-points-repository.ts';
 import * as silences from '../src/db/silences-repository.ts';
+import * as leases from '../src/db/leases-repository.ts';
+import { claimOutbox as claimNotifications } from '../src/db/notification-outbox-repository.ts';
 import type { DetailedMetricEvent, MetricEvent, NewEvent } from '../src/domain/event.ts';
 import type { RuleRecord } from '../src/domain/rules/rule.ts';
 import { replayEvents } from '../src/db/pattern-replay-repository.ts';
@@ -239,8 +241,38 @@ export const ruleStatistics: StorageHandlers['ruleStatistics'] = () =>
 export const regenerateDrls: StorageHandlers['regenerateDrls'] = () =>
   guarded('regenerateDrls', () => rules.regenerateDrls(sql));
 
-export const recordTransitions: StorageHandlers['recordTransitions'] = ({ transitions }) =>
-  guarded('recordTransitions', () => alerts.recordTransitions(sql, transitions));
+/** A fenced write refused: expected (the lease moved on), so said as FENCED, not logged as an error. */
+async function fenced<T>(
+  op: string,
+  run: () => Promise<T>,
+): Promise<Result<T, DbFailure | 'FENCED'>> {
+  try {
+    return { ok: true, value: await run() };
+  } catch (error) {
+    if (error instanceof leases.FencedError) {
+      return { ok: false, code: 'FENCED', message: error.message };
+    }
+    return guarded(op, () => Promise.reject(error));
+  }
+}
+
+export const recordTransitions: StorageHandlers['recordTransitions'] = ({ transitions, writer }) =>
+  fenced('recordTransitions', () => alerts.recordTransitions(sql, transitions, writer));
+
+export const claimOutbox: StorageHandlers['claimOutbox'] = ({ writer, limit }) =>
+  fenced('claimOutbox', () => claimNotifications(sql, writer, limit));
+
+export const takeLease: StorageHandlers['takeLease'] = ({ name, holder, ttlMs }) =>
+  guarded('takeLease', () => leases.takeLease(sql, name, holder, ttlMs));
+
+export const releaseLease: StorageHandlers['releaseLease'] = ({ name, holder }) =>
+  guarded('releaseLease', async () => {
+    await leases.releaseLease(sql, name, holder);
+    return true as const;
+  });
+
+export const ruleChanges: StorageHandlers['ruleChanges'] = () =>
+  guarded('ruleChanges', () => rules.ruleChangeSeq(sql));
 
 export const recordDeliveries: StorageHandlers['recordDeliveries'] = ({ results }) =>
   guarded('recordDeliveries', async () => {
@@ -403,6 +435,10 @@ export const endSilence: StorageHandlers['endSilence'] = async ({ id, now }) => 
   ruleStatistics,
   regenerateDrls,
   recordTransitions,
+  claimOutbox,
+  takeLease,
+  releaseLease,
+  ruleChanges,
   recordDeliveries,
   getAlert,
   acknowledgeAlert,
