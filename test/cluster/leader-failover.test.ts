@@ -8,70 +8,23 @@
 //
 // NATS_URL switches cluster mode on; nothing connects to it in this branch, so it names an unused
 // address. (At the merge this switches to the private nats-server of the data plane's harness.)
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { contactPointsApi } from '../support/contact-points.ts';
 import { testDatabaseUrl } from '../support/database.ts';
 import { processService } from '../support/process-service.ts';
+import { startRecordingReceiver } from '../support/recording-receiver.ts';
 import { rulesApi } from '../support/rules.ts';
 import { externalDatabase } from '../support/run-databases.ts';
 import { spawnVigil, stopServer, type ServerProcess } from '../support/service-process.ts';
 import type { TestService } from '../support/service.ts';
 import { alertsOf, pumpErrors, waitUntil } from '../service/alerts-helpers.ts';
 
-interface Received {
-  readonly transition: string;
-  readonly transitionId: string;
-  readonly key: string | undefined;
-}
-
-/** A webhook receiver on 127.0.0.1 that can hold requests unanswered until told to let go. */
-async function startReceiver(t: { teardown(fn: () => unknown): void }) {
-  const received: Received[] = [];
-  const held: ServerResponse[] = [];
-  let holdNext: ((r: Received) => boolean) | null = null;
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Received;
-      const one = {
-        transition: body.transition,
-        transitionId: body.transitionId,
-        key: req.headers['idempotency-key'] as string | undefined,
-      };
-      received.push(one);
-      if (holdNext?.(one) === true) {
-        holdNext = null;
-        held.push(res);
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => {
-    for (const res of held) res.destroy();
-    server.closeAllConnections();
-    return new Promise<void>((resolve) => server.close(() => resolve()));
-  });
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    received,
-    /** The next request `which` matches is left unanswered (its sender waits on it). */
-    hold(which: (r: Received) => boolean) {
-      holdNext = which;
-    },
-  };
-}
-
 const LEADER = /this instance is the rule leader/;
 
 void t.test('kill -9 the rule leader: take-over, and one FIRING and one RESOLVED', async (t) => {
   const db = externalDatabase(testDatabaseUrl(), { prefix: 'lease' });
   t.teardown(() => db.cleanup());
-  const receiver = await startReceiver(t);
+  const receiver = await startRecordingReceiver(t);
   const env = {
     ...db.env,
     NATS_URL: 'nats://127.0.0.1:1',
