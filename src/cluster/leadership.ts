@@ -37,6 +37,8 @@ export interface Leadership {
   writer(): TransitionWriter | 'not-leader';
   /** A write was refused by the fence: pause now. */
   fenced(): void;
+  /** This process's holder id, and the epoch it leads at (null: it does not lead now). */
+  status(): { readonly holder: string; readonly epoch: number | null };
   /** Stops the poll and the lease (released if held, so another instance takes it at once). */
   stop(): Promise<void>;
 }
@@ -53,9 +55,10 @@ export function startLeadership(
   const { log } = deps;
   /** Moves on at every gain and loss: a reload started for an older gain does not resume. */
   let term = 0;
+  const holder = holderId(deps.instanceId);
   const lease = startLeaderLease({
     pool: deps.pool,
-    holder: holderId(deps.instanceId),
+    holder,
     ttlMs: config.LEASE_TTL_MS,
     renewMs: config.LEASE_RENEW_MS,
     log,
@@ -77,6 +80,7 @@ export function startLeadership(
   return {
     writer: () => lease.fence() ?? 'not-leader',
     fenced: () => lease.fenced(),
+    status: () => ({ holder, epoch: lease.fence()?.epoch ?? null }),
     async stop() {
       watch.stop();
       await lease.stop();
