@@ -8,15 +8,11 @@ import t from 'tap';
 import { recordDeliveries, recordTransitions } from '../../src/db/alerts-repository.ts';
 import { FencedError, readLease, releaseLease, takeLease } from '../../src/db/leases-repository.ts';
 import { claimOutbox } from '../../src/db/notification-outbox-repository.ts';
-import {
-  createRule,
-  deleteRule,
-  ruleChangeSeq,
-  setRuleStatus,
-} from '../../src/db/rules-repository.ts';
+import { deleteRule, ruleChangeSeq, setRuleStatus } from '../../src/db/rules-repository.ts';
 import { RULES_LEASE, type TransitionWriter } from '../../src/domain/cluster/leader-fence.ts';
 import type { FiredAlert } from '../../src/domain/rules/alert.ts';
 import type { RuleRecord } from '../../src/domain/rules/rule.ts';
+import { firedAlert, storedRule } from '../support/alert-rows.ts';
 import { createTestDatabase } from '../support/database.ts';
 
 const db = await createTestDatabase(t);
@@ -30,49 +26,11 @@ const expireIn = async (ms: number, name = RULES_LEASE): Promise<void> => {
     WHERE name = ${name}`;
 };
 
-async function newRule(name: string, channels: string[] = []): Promise<RuleRecord> {
-  const created = await createRule(
-    sql,
-    {
-      name,
-      description: null,
-      ruleType: 'THRESHOLD',
-      ruleConfig: {
-        metric: 'errorRate',
-        operator: 'GREATER_THAN',
-        threshold: 20,
-        windowMinutes: 1,
-      },
-      severity: 'HIGH',
-      priority: 0,
-      notificationChannels: channels,
-      notificationConfig: null,
-      suppressionWindowMinutes: 0,
-      maxAlertsPerHour: 10,
-      createdBy: null,
-    },
-    1000,
-  );
-  if (typeof created === 'string') throw new Error(created);
-  return created;
-}
+const newRule = (name: string, channels: string[] = []): Promise<RuleRecord> =>
+  storedRule(sql, name, { notificationChannels: channels });
 
-const fired = (rule: RuleRecord, at = Date.now()): FiredAlert => ({
-  ruleId: rule.id,
-  ruleName: rule.name,
-  ruleVersion: rule.version,
-  severity: rule.severity,
-  triggeredAt: at,
-  matchedConditions: ['errorRate 50 > 20'],
-  currentValues: { errorRate: 50 },
-  condition: 'errorRate > 20 [1 min]',
-  message: 'm',
-  explanation: null,
-  explanationText: '',
-  notificationChannels: rule.notificationChannels,
-  notificationConfig: null,
-  heldByBudget: false,
-});
+const fired = (rule: RuleRecord, at = Date.now()): FiredAlert =>
+  firedAlert(rule, at, { notificationChannels: rule.notificationChannels });
 
 void t.test('take, renew, refuse, expire, take over at the next epoch, release', async (t) => {
   const name = 'lease-cycle';

@@ -5,7 +5,7 @@
 import t from 'tap';
 import { recordTransitions } from '../../src/db/alerts-repository.ts';
 import { saveContactPoint } from '../../src/db/contact-points-repository.ts';
-import { createRule } from '../../src/db/rules-repository.ts';
+import { firedAlert, storedRule } from '../support/alert-rows.ts';
 import { createTestDatabase } from '../support/database.ts';
 import { startRecordingReceiver } from '../support/recording-receiver.ts';
 import { startTestService } from '../support/service.ts';
@@ -23,51 +23,16 @@ void t.test('a notification stored and not delivered is sent at the next start',
     settings: { url: receiver.url },
   });
   t.type(point, 'object', 'the contact point is stored');
-  const rule = await createRule(
-    db.sql,
-    {
-      name: 'left in the outbox',
-      description: null,
-      ruleType: 'THRESHOLD',
-      ruleConfig: {
-        metric: 'errorRate',
-        operator: 'GREATER_THAN',
-        threshold: 20,
-        windowMinutes: 1,
-      },
-      severity: 'HIGH',
-      priority: 0,
-      notificationChannels: ['webhook'],
-      notificationConfig: null,
-      suppressionWindowMinutes: 0,
-      maxAlertsPerHour: 10,
-      createdBy: null,
-    },
-    100,
-  );
-  if (typeof rule === 'string') throw new Error(rule);
+  const rule = await storedRule(db.sql, 'left in the outbox', {
+    notificationChannels: ['webhook'],
+  });
   // What a process did before it died: the incident and its notification committed, not sent.
   const [stored] = await recordTransitions(
     db.sql,
     [
       {
         kind: 'fired',
-        alert: {
-          ruleId: rule.id,
-          ruleName: rule.name,
-          ruleVersion: rule.version,
-          severity: rule.severity,
-          triggeredAt: Date.now(),
-          matchedConditions: ['errorRate 50 > 20'],
-          currentValues: { errorRate: 50 },
-          condition: 'errorRate > 20 [1 min]',
-          message: 'm',
-          explanation: null,
-          explanationText: '',
-          notificationChannels: ['webhook'],
-          notificationConfig: null,
-          heldByBudget: false,
-        },
+        alert: firedAlert(rule, Date.now(), { notificationChannels: ['webhook'] }),
       },
     ],
     { holder: 'alone:the-process-that-died', epoch: null },
