@@ -66,7 +66,10 @@ export interface MetricsActor {
    * with every other command; kept across actor restarts.
    */
   setEvaluating(evaluating: boolean): void;
-  /** Cluster mode: whether the metrics hold every live instance's events (else DEGRADED). */
+  /**
+   * Cluster mode: whether the metrics hold every live instance's events (else the rules that
+   * count events are DEGRADED). Posted when it changes; kept across actor restarts.
+   */
   setViewComplete(complete: boolean): void;
   /** Replaces the rules of `ids`: those in `rules` are ACTIVE, the others are dropped. */
   putRules(ids: readonly number[], rules: readonly ActiveRule[]): Promise<void>;
@@ -295,11 +298,14 @@ export async function startMetricsActor(
       if (lead) evaluating = true;
       eventDetail = (await send('set-rules', { rules, orphans, lead })).eventDetail;
     },
+    // Posted on a change only: the data plane may say the view's state every second.
     setEvaluating(value) {
+      if (value === evaluating) return;
       evaluating = value;
       post('set-evaluating', { evaluating: value });
     },
     setViewComplete(complete) {
+      if (complete === viewComplete) return;
       viewComplete = complete;
       post('set-view-complete', { complete });
     },
