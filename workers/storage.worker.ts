@@ -246,14 +246,17 @@ async function fenced<T>(
   op: string,
   run: () => Promise<T>,
 ): Promise<Result<T, DbFailure | 'FENCED'>> {
-  try {
-    return { ok: true, value: await run() };
-  } catch (error) {
-    if (error instanceof leases.FencedError) {
-      return { ok: false, code: 'FENCED', message: error.message };
+  const result = await guarded(op, async (): Promise<T | leases.FencedError> => {
+    try {
+      return await run();
+    } catch (error) {
+      if (error instanceof leases.FencedError) return error;
+      throw error;
     }
-    return guarded(op, () => Promise.reject(error));
-  }
+  });
+  if (result.ok && result.value instanceof leases.FencedError)
+    return { ok: false, code: 'FENCED', message: result.value.message };
+  return result as Result<T, DbFailure>;
 }
 
 export const recordTransitions: StorageHandlers['recordTransitions'] = ({ transitions, writer }) =>
