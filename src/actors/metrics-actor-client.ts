@@ -273,6 +273,8 @@ export async function startMetricsActor(
     type: K,
     input: CommandInput<K>,
   ): void => {
+    // Stopping: the thread is gone or going, and the state it would set dies with it.
+    if (stopping) return;
     send(type, input).catch((error: unknown) =>
       log.warn({ err: error, command: type }, 'metrics actor command failed'),
     );
