@@ -49,11 +49,15 @@ export function startLeaderLease(options: LeaderLeaseOptions): LeaderLease {
   let inFlight: Promise<void> | null = null;
   let stopped = false;
 
-  const lose = (reason: string): void => {
+  /** `expected`: a clean shutdown, said at info rather than as a warning. */
+  const lose = (reason: string, expected = false): void => {
     if (deadlineTimer !== null) timers.clearTimeout(deadlineTimer);
     deadlineTimer = null;
     if (epoch === null) return;
-    log.warn({ epoch, holder, reason }, 'this instance is no longer the rule leader');
+    log[expected ? 'info' : 'warn'](
+      { epoch, holder, reason },
+      'this instance is no longer the rule leader',
+    );
     epoch = null;
     options.onLose(reason);
   };
@@ -131,7 +135,7 @@ export function startLeaderLease(options: LeaderLeaseOptions): LeaderLease {
       renewTimer = null;
       await inFlight;
       const held = epoch !== null;
-      lose('shutting down');
+      lose('shutting down', true);
       if (!held) return;
       const released = await pool.run('releaseLease', { name: RULES_LEASE, holder });
       if (!released.ok) log.warn({ reason: released.message }, 'could not release the lease');
