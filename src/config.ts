@@ -221,6 +221,18 @@ export const ConfigSchema = Type.Object({
     1073741824,
     "Cap of the cluster's JetStream stream of committed batches (oldest dropped past it).",
   ),
+  LEASE_TTL_MS: Int(
+    2000,
+    60000,
+    5000,
+    "Cluster mode: how long the rule leader's lease lasts unrenewed before another instance may take it over.",
+  ),
+  LEASE_RENEW_MS: Int(
+    100,
+    10000,
+    1000,
+    'Cluster mode: how often the rule leader renews its lease (and the others try to take it).',
+  ),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'info', description: 'pino log level.' },
@@ -279,6 +291,13 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
   if (config.NATS_URL !== undefined && config.DATABASE_URL === undefined) {
     throw new ConfigError([
       'NATS_URL needs DATABASE_URL: the instances of a cluster share one PostgreSQL',
+    ]);
+  }
+  // The leader stops evaluating LEASE_RENEW_MS before its lease can expire: two renewals at least
+  // must fit in a lease, or one late answer would pause evaluation.
+  if (config.LEASE_RENEW_MS * 2 > config.LEASE_TTL_MS) {
+    throw new ConfigError([
+      `LEASE_RENEW_MS (${config.LEASE_RENEW_MS}) must be at most half of LEASE_TTL_MS (${config.LEASE_TTL_MS})`,
     ]);
   }
   return Object.freeze(config);

@@ -26,7 +26,13 @@ import { startAuthentication } from './auth/start-auth.ts';
 import { stompAuthenticator } from './auth/stomp-auth.ts';
 import { originPolicy } from './http/origins.ts';
 import { createRuleSync } from './alerting/rule-sync.ts';
-import { createContactPointDirectory } from './notify/contact-point-directory.ts';
+import { startLeadership, type Leadership } from './cluster/leadership.ts';
+import { registerClusterMetrics } from './cluster/cluster-metrics.ts';
+import {
+  CLUSTER_RELOAD_MS,
+  createContactPointDirectory,
+  RELOAD_MS as CONTACT_POINTS_RELOAD_MS,
+} from './notify/contact-point-directory.ts';
 import { deliverAlert } from './notify/deliver.ts';
 import { createDeliveryLimiter } from './notify/delivery-limiter.ts';
 import { notifyOptionsFrom } from './notify/notify-options.ts';
@@ -109,6 +115,8 @@ async function startOn(
   const metrics = await startMetricsActor(
     {
       metricsChannel,
+      // In a cluster, only once this instance holds the rule leader lease (startLeadership).
+      evaluating: config.NATS_URL === undefined,
       refreshMs: config.METRICS_REFRESH_MS,
       evaluationMs: config.RULE_EVALUATION_MS,
       evaluationCpuStats: config.EVALUATION_CPU_STATS,
@@ -130,6 +138,8 @@ async function startOn(
     started.push(() => cluster.stop());
     cluster.onView((view) => {
       metrics.clusterView(view).catch(() => undefined); // a restarting actor gets it again
+      // Rules on counts hold (DEGRADED) while a live instance's batches are missing.
+      metrics.setViewComplete(view.complete);
     });
   }
   const pool = startStoragePool({
@@ -170,7 +180,12 @@ async function startOn(
     clock: hooks.idempotencyClock,
   });
   started.push(() => pruner.stop());
-  const contactPoints = createContactPointDirectory(pool, log, hooks.contactPointTimers);
+  const contactPoints = createContactPointDirectory(
+    pool,
+    log,
+    hooks.contactPointTimers,
+    config.NATS_URL === undefined ? CONTACT_POINTS_RELOAD_MS : CLUSTER_RELOAD_MS,
+  );
   started.push(() => contactPoints.stop());
   const unloaded = await contactPoints.reload();
   if (unloaded !== null) throw new Error(`could not load the contact points: ${unloaded}`);
@@ -182,12 +197,20 @@ async function startOn(
   // Until the STOMP endpoint exists nobody can be subscribed: transitions are stored only.
   let publishAlert = (_json: string): void => {};
   const notificationCounts = new NotificationCounts();
+  // Cluster mode: set once the lease loop starts; until then this instance is not the leader.
+  let leadership: Leadership | null = null;
   const alertSink = createAlertSink({
     pool,
     publish: (json) => publishAlert(json),
     deliver: (alert, rule) => deliverAlert(alert, rule, notify, limiter, contactPoints),
     log,
     notificationCounts,
+    ...(config.NATS_URL === undefined
+      ? {}
+      : {
+          writer: () => leadership?.writer() ?? 'not-leader',
+          onFenced: () => leadership?.fenced(),
+        }),
   });
   // Listening before the first rule load: it may resolve incidents of rules no longer ACTIVE.
   metrics.onAlert((transition) => alertSink.accept(transition));
@@ -197,6 +220,18 @@ async function startOn(
   const ruleSync = createRuleSync(pool, metrics, log);
   started.push(() => ruleSync.stop());
   await ruleSync.changed();
+  leadership = startLeadership(config, {
+    pool,
+    metrics,
+    ruleSync,
+    redeliver: () => alertSink.redeliver(),
+    log,
+    ...(cluster === null ? {} : { instanceId: cluster.instanceId }),
+  });
+  const leading = leadership;
+  if (leading !== null) started.push(() => leading.stop());
+  // Alone: what a previous process stored and did not get to notify is sent now.
+  else void alertSink.redeliver();
   const auth = await startAuthentication(config, pool, log);
   started.push(() => auth.stop());
   const gate = createRequestGate();
@@ -224,6 +259,7 @@ async function startOn(
     notifyQueue: () => limiter.stats(),
     version: SERVICE_VERSION,
   });
+  if (cluster !== null) registerClusterMetrics(selfMetrics, cluster, leadership);
   const routes = buildRoutes({
     authentication: config.VIGIL_AUTH,
     hasher: auth.hasher,
@@ -301,6 +337,8 @@ async function startOn(
     contactPoints.stop();
     await metrics.stop();
     await alertSink.drain();
+    // After the last fenced write; the lease is released, so another instance takes over at once.
+    await leadership?.stop();
     await auth.stop();
     await pool.close();
     // After the pool: the last committed batches are published (or left to the relay).

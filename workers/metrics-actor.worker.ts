@@ -65,12 +65,23 @@ events.onmessage = (message: unknown) => {
 const refresh = setInterval(publishSnapshot, data.refreshMs);
 
 const tickTimer = new TickTimer(data.evaluationCpuStats);
+/**
+ * False on an instance of a cluster that does not hold the rule leader lease: nothing is decided
+ * and no transition is posted (the leader's are the only ones stored). True alone.
+ */
+let evaluating = data.evaluating;
 /** What the rule test of a stored rule says of its lifecycle and throttling now. */
 const stateNote = (ruleId: number, now: number): string | undefined => {
   const state = engine.stateOf(ruleId);
   const anomaly = engine.anomalyStatus(ruleId);
   const parts = [
+    evaluating
+      ? undefined
+      : 'This instance does not evaluate the rules now (another is the rule leader)',
     state === 'FIRING' || state === 'PENDING' ? `The rule is ${state}` : undefined,
+    state === 'DEGRADED'
+      ? "The rule is DEGRADED: the view of the cluster's events is incomplete, it neither fires nor resolves until it is whole"
+      : undefined,
     state === 'LEARNING' && anomaly !== undefined
       ? `The rule is LEARNING: ${anomaly.historyMinutes} of ${anomaly.minHistoryMinutes} minutes of history covered${anomaly.backfill === 'pending' ? ', stored history still being read' : ''}`
       : undefined,
@@ -79,14 +90,21 @@ const stateNote = (ruleId: number, now: number): string | undefined => {
   return parts.length === 0 ? undefined : parts.join('. ');
 };
 
-/** Posts transitions in one message: the front stores those of one message together. */
+/**
+ * Posts transitions in one message: the front stores those of one message together. Only while
+ * evaluating: an instance that is not the rule leader decides nothing, not even a rule's leaving.
+ */
 const postTransitions = (transitions: readonly AlertTransition[]): void => {
-  if (transitions.length > 0) post({ type: 'alerts', transitions });
+  if (evaluating && transitions.length > 0) post({ type: 'alerts', transitions });
 };
 
 const resolved: AlertResolution[] = [];
 const digests: DigestDue[] = [];
 const evaluate = (): void => {
+  if (!evaluating) {
+    engine.idle(Date.now());
+    return;
+  }
   const fired = tickTimer.time(() => engine.tick(aggregator, Date.now(), resolved, digests));
   postTransitions([
     ...resolved.map((resolution): AlertTransition => ({ kind: 'resolved', resolution })),
@@ -168,6 +186,10 @@ port.on('message', (command: MetricsCommand) => {
         return;
       }
       case 'set-rules':
+        if (command.lead) {
+          engine.forget();
+          evaluating = true;
+        }
         resolveLeft([...engine.setRules(command.rules, Date.now()), ...command.orphans]);
         watchProducers();
         askBackfills();
@@ -178,6 +200,14 @@ port.on('message', (command: MetricsCommand) => {
         watchProducers();
         askBackfills();
         post({ type: 'reply', requestId, result: { ok: true, value: ruleSetReply() } });
+        return;
+      case 'set-evaluating':
+        evaluating = command.evaluating;
+        post({ type: 'reply', requestId, result: { ok: true, value: null } });
+        return;
+      case 'set-view-complete':
+        engine.setViewComplete(command.complete);
+        post({ type: 'reply', requestId, result: { ok: true, value: null } });
         return;
       case 'rule-status': {
         const value = engine.statusOf(command.ruleId) ?? null;

@@ -25,6 +25,8 @@ import { storedMetrics } from '../src/domain/stored-metrics.ts';
 import { batchSeqOf } from '../src/domain/cluster/batch-seq.ts';
 import { insertOutboxed } from '../src/db/outboxed-insert.ts';
 import type { BatchNotice, StorageClusterData } from '../src/protocol/cluster.ts';
+import * as leases from '../src/db/leases-repository.ts';
+import { claimOutbox as claimNotifications } from '../src/db/notification-outbox-repository.ts';
 import type { RuleRecord } from '../src/domain/rules/rule.ts';
 import { replayEvents } from '../src/db/pattern-replay-repository.ts';
 import {
@@ -266,8 +268,41 @@ export const ruleStatistics: StorageHandlers['ruleStatistics'] = () =>
 export const regenerateDrls: StorageHandlers['regenerateDrls'] = () =>
   guarded('regenerateDrls', () => rules.regenerateDrls(sql));
 
-export const recordTransitions: StorageHandlers['recordTransitions'] = ({ transitions }) =>
-  guarded('recordTransitions', () => alerts.recordTransitions(sql, transitions));
+/** A fenced write refused: expected (the lease moved on), so said as FENCED, not logged as an error. */
+async function fenced<T>(
+  op: string,
+  run: () => Promise<T>,
+): Promise<Result<T, DbFailure | 'FENCED'>> {
+  const result = await guarded(op, async (): Promise<T | leases.FencedError> => {
+    try {
+      return await run();
+    } catch (error) {
+      if (error instanceof leases.FencedError) return error;
+      throw error;
+    }
+  });
+  if (result.ok && result.value instanceof leases.FencedError)
+    return { ok: false, code: 'FENCED', message: result.value.message };
+  return result as Result<T, DbFailure>;
+}
+
+export const recordTransitions: StorageHandlers['recordTransitions'] = ({ transitions, writer }) =>
+  fenced('recordTransitions', () => alerts.recordTransitions(sql, transitions, writer));
+
+export const claimOutbox: StorageHandlers['claimOutbox'] = ({ writer, limit }) =>
+  fenced('claimOutbox', () => claimNotifications(sql, writer, limit));
+
+export const takeLease: StorageHandlers['takeLease'] = ({ name, holder, ttlMs }) =>
+  guarded('takeLease', () => leases.takeLease(sql, name, holder, ttlMs));
+
+export const releaseLease: StorageHandlers['releaseLease'] = ({ name, holder }) =>
+  guarded('releaseLease', async () => {
+    await leases.releaseLease(sql, name, holder);
+    return true as const;
+  });
+
+export const ruleChanges: StorageHandlers['ruleChanges'] = () =>
+  guarded('ruleChanges', () => rules.ruleChangeSeq(sql));
 
 export const recordDeliveries: StorageHandlers['recordDeliveries'] = ({ results }) =>
   guarded('recordDeliveries', async () => {
@@ -430,6 +465,10 @@ export const endSilence: StorageHandlers['endSilence'] = async ({ id, now }) => 
   ruleStatistics,
   regenerateDrls,
   recordTransitions,
+  claimOutbox,
+  takeLease,
+  releaseLease,
+  ruleChanges,
   recordDeliveries,
   getAlert,
   acknowledgeAlert,

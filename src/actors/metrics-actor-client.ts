@@ -55,8 +55,24 @@ export interface MetricsActor {
   /**
    * Replaces the ACTIVE rules the actor evaluates. `orphans`: rules not ACTIVE that have an open
    * incident (paused or deleted while no actor could resolve it): the actor resolves those.
+   * `lead`: this instance became the rule leader: their lifecycle and throttling come from
+   * `rules` (the stored alerts), whatever the actor held, and evaluation resumes with them.
    */
-  setRules(rules: readonly ActiveRule[], orphans?: readonly number[]): Promise<void>;
+  setRules(
+    rules: readonly ActiveRule[],
+    orphans?: readonly number[],
+    lead?: boolean,
+  ): Promise<void>;
+  /**
+   * Cluster mode: evaluate the rules or not (the lease is held or not). Posted at once, in order
+   * with every other command; kept across actor restarts.
+   */
+  setEvaluating(evaluating: boolean): void;
+  /**
+   * Cluster mode: whether the metrics hold every live instance's events (else the rules that
+   * count events are DEGRADED). Posted when it changes; kept across actor restarts.
+   */
+  setViewComplete(complete: boolean): void;
   /** Replaces the rules of `ids`: those in `rules` are ACTIVE, the others are dropped. */
   putRules(ids: readonly number[], rules: readonly ActiveRule[]): Promise<void>;
   /**
@@ -199,6 +215,9 @@ export async function startMetricsActor(
     spawn().then(
       () => {
         if (lastView !== null) send('cluster-view', { view: lastView }).catch(() => undefined);
+        // The new thread starts from workerData: what the front set since is said again first.
+        post('set-evaluating', { evaluating });
+        post('set-view-complete', { complete: viewComplete });
         restartListeners.forEach((listener) => listener());
       },
       (error: unknown) =>
@@ -258,6 +277,23 @@ export async function startMetricsActor(
     });
   };
 
+  /**
+   * A command whose answer nobody waits for (a failure is logged by the actor): posted now, so
+   * that it is ordered with what was sent before and after it.
+   */
+  const post = <K extends 'set-evaluating' | 'set-view-complete'>(
+    type: K,
+    input: CommandInput<K>,
+  ): void => {
+    // Stopping: the thread is gone or going, and the state it would set dies with it.
+    if (stopping) return;
+    send(type, input).catch((error: unknown) =>
+      log.warn({ err: error, command: type }, 'metrics actor command failed'),
+    );
+  };
+  let evaluating = data.evaluating;
+  let viewComplete = true;
+
   await spawn();
   started = true;
   /** Kept across actor restarts: the rules are sent again, and the reply says it anew. */
@@ -272,8 +308,20 @@ export async function startMetricsActor(
       latestBytes = null;
     },
     testRule: (input) => send('test-rule', { input }),
-    async setRules(rules, orphans = []) {
-      eventDetail = (await send('set-rules', { rules, orphans })).eventDetail;
+    async setRules(rules, orphans = [], lead = false) {
+      if (lead) evaluating = true;
+      eventDetail = (await send('set-rules', { rules, orphans, lead })).eventDetail;
+    },
+    // Posted on a change only: the data plane may say the view's state every second.
+    setEvaluating(value) {
+      if (value === evaluating) return;
+      evaluating = value;
+      post('set-evaluating', { evaluating: value });
+    },
+    setViewComplete(complete) {
+      if (complete === viewComplete) return;
+      viewComplete = complete;
+      post('set-view-complete', { complete });
     },
     async putRules(ids, rules) {
       eventDetail = (await send('put-rules', { ids, rules })).eventDetail;

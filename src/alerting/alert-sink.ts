@@ -11,8 +11,15 @@
  * actor never waits for any of this, nor does any request: `accept` returns at once, and
  * `deliver` is bounded on its side (the DeliveryLimiter: a slot, a place in its capped queue, or
  * a `dropped` result at once). Only shutdown awaits, through drain.
+ *
+ * The notifications are written to the outbox in the transaction that stores their transitions
+ * and leave it when their delivery results are written: `redeliver` sends what is left there (by
+ * a process that died, or a leader that lost the lease). In a cluster every write carries the rule
+ * leader's fence: a write refused because the lease moved on is logged and dropped, not retried.
  */
 import type { StoragePool } from '../actors/storage-pool.ts';
+import { randomUUID } from 'node:crypto';
+import type { TransitionWriter } from '../domain/cluster/leader-fence.ts';
 import {
   ruleOfTransition,
   type AlertDeliveries,
@@ -21,14 +28,14 @@ import {
   type AlertTransition,
   type AlertTransitionName,
   type DeliveryResult,
-  type StoredAlert,
   type StoredTransition,
 } from '../domain/rules/alert.ts';
+import type { Notification } from '../domain/rules/notification.ts';
 import {
-  digestNotification,
-  incidentNotification,
-  type Notification,
-} from '../domain/rules/notification.ts';
+  deliveryTarget,
+  pendingNotifications,
+  type PendingNotification,
+} from '../domain/rules/pending-notification.ts';
 import type { RuleNotification } from '../domain/rules/rule.ts';
 import type { Logger } from '../log.ts';
 import { createDeliveryRecorder } from './delivery-recorder.ts';
@@ -46,12 +53,26 @@ export interface AlertSinkDeps {
   readonly log: Logger;
   /** Where delivery results are counted by channel and outcome (GET /metrics). Absent: nowhere. */
   readonly notificationCounts?: NotificationCounts;
+  /**
+   * Who writes (each write asks): this process, with the rule leader lease's epoch in a cluster,
+   * or `not-leader` (a cluster instance without the lease: the write is dropped). Absent: a
+   * single instance, a holder id of its own, no epoch.
+   */
+  readonly writer?: () => TransitionWriter | 'not-leader';
+  /** Called when a write was refused because the lease moved on (evaluation pauses at once). */
+  readonly onFenced?: () => void;
 }
 
 export interface AlertSink {
   accept(transition: AlertTransition): void;
   /** Publishes an acknowledgement made over HTTP (the alert as stored after it). */
   acknowledged(alert: AlertRecord): void;
+  /**
+   * Sends the notifications stored and not delivered: alone, every one (at start: a process that
+   * died left them); in a cluster, those earlier leaders left (on taking the lease over). Resolves
+   * once they were handed to delivery and their results written.
+   */
+  redeliver(): Promise<void>;
   /**
    * Resolves when every transition accepted so far is stored, its deliveries finished and their
    * results written.
@@ -72,11 +93,12 @@ const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(reso
 export const alertMessage = (alert: AlertRecord, transition: AlertTransitionName): string =>
   JSON.stringify({ ...alert, transition } satisfies AlertMessage);
 
-/** An incident a silence covered, or the budget held back, is not notified on its own. */
-const notifiable = ({ alert, notify }: StoredAlert): boolean =>
-  notify.notificationChannels.length > 0 && !alert.silenced && !alert.heldByBudget;
+/** Notifications claimed from the outbox at once: delivered, and their results written, first. */
+const REDELIVER_PAGE = 100;
 
 export function createAlertSink(deps: AlertSinkDeps): AlertSink {
+  const alone: TransitionWriter = { holder: `alone:${randomUUID()}`, epoch: null };
+  const writerNow = deps.writer ?? (() => alone);
   const inFlight = new Set<Promise<void>>();
   /** Accepted and not yet handed to storage: those of one turn go in one operation. */
   let accepted: AlertTransition[] = [];
@@ -118,51 +140,46 @@ export function createAlertSink(deps: AlertSinkDeps): AlertSink {
     counts: deps.notificationCounts,
   });
 
-  const deliver = async (
-    notification: Notification,
-    rule: RuleNotification,
-    id: number,
-  ): Promise<void> => {
-    const deliveries = await deps.deliver(notification, rule);
-    recorder.add({ transition: notification.transition, id, deliveries });
+  const deliver = async ({ notification, notify }: PendingNotification): Promise<void> => {
+    const deliveries = await deps.deliver(notification, notify);
+    recorder.add({ ...deliveryTarget(notification), deliveries });
   };
 
-  /** Publishes an incident's transition and notifies it where it should be. */
-  const incident = (stored: StoredAlert, transition: 'FIRING' | 'RESOLVED'): void => {
-    deps.publish(alertMessage(stored.alert, transition));
-    if (notifiable(stored))
-      track(
-        deliver(incidentNotification(stored.alert, transition), stored.notify, stored.alert.id),
-      );
+  /** Starts deliveries, a slice per turn: requests get the thread in between. */
+  const deliverAll = async (pending: readonly PendingNotification[]): Promise<void> => {
+    for (const [i, one] of pending.entries()) {
+      if (i > 0 && i % HANDLED_PER_TURN === 0) await nextTurn();
+      track(deliver(one));
+    }
   };
 
   /**
-   * Publishes what was stored, in order, and starts its deliveries, a slice per turn: requests get
-   * the thread in between, however many rules fired at once.
+   * Publishes what was stored, in order, and starts its deliveries (those the outbox holds: the
+   * same function decided them in the storage worker), a slice per turn: requests get the thread
+   * in between, however many rules fired at once.
    */
   const stored = async (records: readonly StoredTransition[]): Promise<void> => {
     for (const [i, record] of records.entries()) {
       if (i > 0 && i % HANDLED_PER_TURN === 0) await nextTurn();
       switch (record.kind) {
         case 'fired':
-          incident(record, 'FIRING');
+          deps.publish(alertMessage(record.alert, 'FIRING'));
           break;
         case 'resolved':
-          for (const alert of record.alerts) incident(alert, 'RESOLVED');
+          for (const { alert } of record.alerts) deps.publish(alertMessage(alert, 'RESOLVED'));
           break;
         case 'digest': {
-          const { digest, notify } = record;
+          const { digest } = record;
           // Null: a digest decided again (after a restart) found its incidents carried already.
           if (digest === null) break;
           deps.log.info(
             { ruleId: digest.ruleId, digestId: digest.id, heldBack: digest.heldBack },
             'incidents held back by maxAlertsPerHour: digest',
           );
-          if (notify.notificationChannels.length > 0)
-            track(deliver(digestNotification(digest), notify, digest.id));
         }
       }
     }
+    await deliverAll(pendingNotifications(records));
   };
 
   const storeAccepted = async (): Promise<void> => {
@@ -170,8 +187,25 @@ export function createAlertSink(deps: AlertSinkDeps): AlertSink {
     const batch = accepted;
     accepted = [];
     if (batch.length === 0) return;
-    const result = await deps.pool.run('recordTransitions', { transitions: batch });
+    const writer = writerNow();
+    if (writer === 'not-leader') {
+      deps.log.warn(
+        { ruleIds: batch.map(ruleOfTransition) },
+        'alert transitions dropped: this instance does not hold the rule leader lease',
+      );
+      return;
+    }
+    const result = await deps.pool.run('recordTransitions', { transitions: batch, writer });
     if (!result.ok) {
+      if (result.code === 'FENCED') {
+        // Not retried: the leader that holds the lease now decides these rules from what is stored.
+        deps.log.warn(
+          { ruleIds: batch.map(ruleOfTransition), epoch: writer.epoch, reason: result.message },
+          'alert transitions refused: the rule leader lease moved on (not stored, not notified)',
+        );
+        deps.onFenced?.();
+        return;
+      }
       deps.log.error(
         { ruleIds: batch.map(ruleOfTransition), reason: result.message },
         'could not store alert transitions',
@@ -179,6 +213,31 @@ export function createAlertSink(deps: AlertSinkDeps): AlertSink {
       return;
     }
     await stored(result.value);
+  };
+
+  /** One page of the outbox: null when it cannot be read (logged) or the lease moved on. */
+  const claimPage = async (): Promise<readonly PendingNotification[] | null> => {
+    const writer = writerNow();
+    if (writer === 'not-leader') return null;
+    const page = await deps.pool.run('claimOutbox', { writer, limit: REDELIVER_PAGE });
+    if (page.ok) return page.value;
+    deps.log.warn({ reason: page.message }, 'could not claim the notification outbox');
+    return null;
+  };
+
+  /** Page by page (a claimed row is this process's, so never claimed twice): memory stays bounded. */
+  const redeliver = async (): Promise<void> => {
+    for (;;) {
+      const page = await claimPage();
+      if (page === null || page.length === 0) return;
+      deps.log.info(
+        { notifications: page.map(({ notification }) => notification.transitionId) },
+        'sending notifications stored but not delivered',
+      );
+      await Promise.all(page.map(deliver));
+      await recorder.flush();
+      if (page.length < REDELIVER_PAGE) return;
+    }
   };
   const store = (): void => track(serially(storeAccepted));
 
@@ -193,6 +252,11 @@ export function createAlertSink(deps: AlertSinkDeps): AlertSink {
     },
     acknowledged(alert) {
       deps.publish(alertMessage(alert, 'ACKNOWLEDGED'));
+    },
+    redeliver() {
+      const done = redeliver();
+      track(done);
+      return done.catch(() => undefined);
     },
     async drain() {
       for (;;) {

@@ -5,7 +5,9 @@
  * only that rule, so that creating n rules costs O(n) reads instead of O(n²). Updates never
  * overlap: changes that arrive during one are folded into a single follow-up; a failed update is
  * retried as a whole reload every second until one succeeds, so the actor never keeps a stale set
- * for long.
+ * for long. In a cluster, `lead` is how the instance that took the leader lease starts evaluating:
+ * a whole reload whose lifecycle and throttling come from the stored alerts (what the previous
+ * leader stored), then evaluation resumes, if the lease is still held by then.
  */
 import type { MetricsActor } from '../actors/metrics-actor-client.ts';
 import type { StoragePool } from '../actors/storage-pool.ts';
@@ -19,6 +21,12 @@ export interface RuleSync {
    * started after this call has finished.
    */
   changed(id?: number): Promise<void>;
+  /**
+   * Reloads every rule fresh (lifecycles and throttling from the stored alerts) and then resumes
+   * evaluation, unless `stillLeading` says the lease was lost meanwhile; a failed reload is
+   * retried as any other. Resolves as changed() does.
+   */
+  lead(stillLeading: () => boolean): Promise<void>;
   /** Cancels a pending retry (shutdown). */
   stop(): void;
 }
@@ -31,8 +39,14 @@ export function createRuleSync(pool: StoragePool, metrics: MetricsActor, log: Lo
   /** What the next update covers: every rule, or the rules of these ids. */
   let everything = false;
   let ids = new Set<number>();
+  /** A lead() not yet done: the next whole reload is fresh and then resumes evaluation. */
+  let leading: (() => boolean) | null = null;
 
-  const update = async (all: boolean, some: readonly number[]): Promise<void> => {
+  const update = async (
+    all: boolean,
+    some: readonly number[],
+    lead: (() => boolean) | null,
+  ): Promise<void> => {
     const now = Date.now();
     const result = await pool.run('activeRules', all ? { now } : { now, ids: some });
     if (!result.ok) throw new Error(`could not load the active rules: ${result.message}`);
@@ -44,7 +58,13 @@ export function createRuleSync(pool: StoragePool, metrics: MetricsActor, log: Lo
     // Read after the rules: a rule enabled in between is then in neither, never in both.
     const orphans = await pool.run('inactiveRulesFiring', {});
     if (!orphans.ok) throw new Error(`could not load the open incidents: ${orphans.message}`);
-    await metrics.setRules(result.value, orphans.value);
+    if (lead === null) {
+      await metrics.setRules(result.value, orphans.value);
+      return;
+    }
+    // Evaluation resumes with the fresh rules, in one command: no tick runs on stale state. Not
+    // when the lease was lost during the reads (they are then loaded as any other time).
+    await metrics.setRules(result.value, orphans.value, lead());
   };
 
   const start = (): Promise<void> => {
@@ -52,13 +72,16 @@ export function createRuleSync(pool: StoragePool, metrics: MetricsActor, log: Lo
     retry = null;
     const all = everything;
     const some = [...ids];
+    const lead = all ? leading : null;
     everything = false;
     ids = new Set();
-    running = update(all, some)
+    if (lead !== null) leading = null;
+    running = update(all, some, lead)
       .catch((error: unknown) => {
         log.error({ err: error }, `rule update failed; reloading every rule in ${RETRY_MS} ms`);
         // The actor may or may not hold the change: only a whole reload is sure to fix it.
         everything = true;
+        leading ??= lead;
         if (!stopped) retry = setTimeout(() => void changed(), RETRY_MS).unref();
       })
       .finally(() => {
@@ -68,6 +91,8 @@ export function createRuleSync(pool: StoragePool, metrics: MetricsActor, log: Lo
   };
 
   const changed = (id?: number): Promise<void> => {
+    // Shutting down: the actor is stopping, nothing is loaded any more.
+    if (stopped) return Promise.resolve();
     if (id === undefined) everything = true;
     else ids.add(id);
     if (running === null) return start();
@@ -82,6 +107,10 @@ export function createRuleSync(pool: StoragePool, metrics: MetricsActor, log: Lo
   metrics.onRestart(() => void changed());
   return {
     changed,
+    lead(stillLeading) {
+      leading = stillLeading;
+      return changed();
+    },
     stop() {
       stopped = true;
       if (retry !== null) clearTimeout(retry);

@@ -24,9 +24,13 @@ import type {
   StoredTransition,
 } from '../domain/rules/alert.ts';
 import { DIGEST_LISTED, ruleOfTransition } from '../domain/rules/alert.ts';
+import { RULES_LEASE, type TransitionWriter } from '../domain/cluster/leader-fence.ts';
+import { pendingNotifications } from '../domain/rules/pending-notification.ts';
 import type { ActiveRule } from '../domain/rules/rule.ts';
 import type { RuleSeverity } from '../domain/rules/rule-types.ts';
 import type { Sql, Tx } from './connect.ts';
+import { holdFence } from './leases-repository.ts';
+import { deliveredFromOutbox, writeOutbox } from './notification-outbox-repository.ts';
 
 interface AlertRow {
   id: string;
@@ -108,6 +112,7 @@ const json = (sql: Sql | Tx, value: unknown) => sql.json(value as Parameters<Sql
 async function insertFired(
   tx: Tx,
   fired: readonly FiredAlert[],
+  epoch: number | null,
 ): Promise<Map<number, StoredAlert>> {
   if (fired.length === 0) return new Map();
   const rows = fired.map((a, ord) => ({
@@ -131,7 +136,7 @@ async function insertFired(
     INSERT INTO alerts (rule_id, rule_name, rule_version, severity, triggered_at, state,
                         matched_conditions, current_values, condition_text, message,
                         explanation, explanation_text, notification_channels,
-                        notification_config, held_by_budget, silence_id)
+                        notification_config, held_by_budget, silence_id, leader_epoch)
     SELECT v.rule_id, v.rule_name, v.rule_version, v.severity, f.at, 'FIRING',
            v.matched_conditions, v.current_values, v.condition_text, v.message,
            v.explanation, v.explanation_text, v.notification_channels, v.notification_config,
@@ -141,7 +146,8 @@ async function insertFired(
             WHERE s.ends_at > f.at AND s.starts_at <= f.at
               AND (s.rule_id IS NULL OR s.rule_id = v.rule_id)
               AND (s.severity IS NULL OR s.severity = v.severity)
-            ORDER BY s.id LIMIT 1)
+            ORDER BY s.id LIMIT 1),
+           ${epoch}::int8
     FROM jsonb_to_recordset(${json(tx, rows)}) AS v(
            ord int4, rule_id int4, rule_name text, rule_version int4, severity text,
            triggered_at int8, matched_conditions jsonb, current_values jsonb, condition_text text,
@@ -215,7 +221,11 @@ interface DigestRow {
  * digest are counted, the first DIGEST_LISTED listed, and all of them marked as carried by it.
  * Null when none is left (a digest decided again after a restart finds them carried already).
  */
-async function writeDigest(tx: Tx, due: DigestDue): Promise<DigestRecord | null> {
+async function writeDigest(
+  tx: Tx,
+  due: DigestDue,
+  epoch: number | null,
+): Promise<DigestRecord | null> {
   const until = due.until;
   const [row] = await tx<DigestRow[]>`
     WITH held AS MATERIALIZED (
@@ -226,7 +236,7 @@ async function writeDigest(tx: Tx, due: DigestDue): Promise<DigestRecord | null>
       FOR UPDATE
     ), digest AS (
       INSERT INTO alert_digests (rule_id, rule_name, rule_version, severity, max_alerts_per_hour,
-                                 held_back, from_at, until_at, alerts)
+                                 held_back, from_at, until_at, alerts, leader_epoch)
       SELECT ${due.ruleId}, ${due.ruleName}, ${due.ruleVersion}, ${due.severity},
              ${due.maxAlertsPerHour}, count(*), min(h.triggered_at),
              'epoch'::timestamptz + ${until}::int8 * interval '1 millisecond',
@@ -236,7 +246,8 @@ async function writeDigest(tx: Tx, due: DigestDue): Promise<DigestRecord | null>
                        FROM (SELECT h2.*, to_char(h2.triggered_at AT TIME ZONE 'UTC',
                                                   'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS fired_at
                              FROM held h2 ORDER BY h2.triggered_at, h2.id
-                             LIMIT ${DIGEST_LISTED}) f), '[]'::jsonb)
+                             LIMIT ${DIGEST_LISTED}) f), '[]'::jsonb),
+             ${epoch}::int8
       FROM held h
       HAVING count(*) > 0
       RETURNING *
@@ -300,18 +311,27 @@ function rounds(transitions: readonly AlertTransition[]): number[][] {
   return out;
 }
 
+/** A writer for callers that are alone and claim nothing (tools, tests). */
+export const UNNAMED_WRITER: TransitionWriter = { holder: 'unnamed', epoch: null };
+
 /**
  * Stores transitions in one transaction, each rule's in the order given (a resolution after the
- * firing of its incident closes that incident), and counts the fired ones on their rules. Answers
- * what was stored, in the order given. Normally one round: a multi-row INSERT of the fired ones, a
- * multi-row UPDATE of the resolved ones, and one UPDATE of the rules' trigger counts.
+ * firing of its incident closes that incident), counts the fired ones on their rules and writes
+ * their notifications to the outbox, claimed by `writer`. Answers what was stored, in the order
+ * given. Normally one round: a multi-row INSERT of the fired ones, a multi-row UPDATE of the
+ * resolved ones, one UPDATE of the rules' trigger counts and one INSERT into the outbox. A writer
+ * with an epoch (cluster mode) is fenced: the transaction first checks the lease still names its
+ * holder and epoch, else throws FencedError and stores nothing; what it stores carries the epoch.
  */
 export async function recordTransitions(
   sql: Sql,
   transitions: readonly AlertTransition[],
+  writer: TransitionWriter = UNNAMED_WRITER,
 ): Promise<StoredTransition[]> {
   if (transitions.length === 0) return [];
+  const { epoch } = writer;
   return sql.begin(async (tx) => {
+    if (epoch !== null) await holdFence(tx, RULES_LEASE, { ...writer, epoch });
     const stored: StoredTransition[] = [];
     const fired: FiredAlert[] = [];
     for (const round of rounds(transitions)) {
@@ -326,9 +346,9 @@ export async function recordTransitions(
       }
       // Distinct rules: the statements may go out together.
       const [inserted, resolved, digests] = await Promise.all([
-        insertFired(tx, firing),
+        insertFired(tx, firing, epoch),
         resolveOpen(tx, resolving),
-        Promise.all(digesting.map((due) => writeDigest(tx, due))),
+        Promise.all(digesting.map((due) => writeDigest(tx, due, epoch))),
       ]);
       const digestOf = new Map(digesting.map((due, k) => [due.ruleId, digests[k] ?? null]));
       for (const i of round) {
@@ -354,6 +374,7 @@ export async function recordTransitions(
       fired.push(...firing);
     }
     await countTriggers(tx, fired);
+    await writeOutbox(tx, pendingNotifications(stored), writer);
     return stored;
   });
 }
@@ -410,24 +431,29 @@ const DELIVERIES_OF = {
 
 /**
  * Writes the delivery results of many notifications, one statement per kind: FIRING and RESOLVED
- * on their alerts, DIGEST on their digests.
+ * on their alerts, DIGEST on their digests; in the same transaction their outbox rows go (a
+ * notification whose results are stored is never sent again).
  */
 export async function recordDeliveries(
   sql: Sql,
   results: readonly AlertDeliveries[],
 ): Promise<void> {
-  await Promise.all(
-    Object.entries(DELIVERIES_OF).map(async ([transition, [table, column]]) => {
-      const rows = results
-        .filter((r) => r.transition === transition)
-        .map((r) => ({ id: r.id, deliveries: r.deliveries }));
-      if (rows.length === 0) return;
-      await sql`
-        UPDATE ${sql(table)} t SET ${sql(column)} = v.deliveries
-        FROM jsonb_to_recordset(${json(sql, rows)}) AS v(id int8, deliveries jsonb)
-        WHERE t.id = v.id`;
-    }),
-  );
+  if (results.length === 0) return;
+  await sql.begin(async (tx) => {
+    await Promise.all([
+      ...Object.entries(DELIVERIES_OF).map(async ([transition, [table, column]]) => {
+        const rows = results
+          .filter((r) => r.transition === transition)
+          .map((r) => ({ id: r.id, deliveries: r.deliveries }));
+        if (rows.length === 0) return;
+        await tx`
+          UPDATE ${tx(table)} t SET ${tx(column)} = v.deliveries
+          FROM jsonb_to_recordset(${json(tx, rows)}) AS v(id int8, deliveries jsonb)
+          WHERE t.id = v.id`;
+      }),
+      deliveredFromOutbox(tx, results),
+    ]);
+  });
 }
 
 export async function listAlerts(

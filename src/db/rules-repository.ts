@@ -230,3 +230,13 @@ export async function regenerateDrls(sql: Sql): Promise<number> {
     return rows.length;
   });
 }
+
+/**
+ * The rule change counter: every statement that changes what the evaluator reads of a rule (a
+ * create, an edit, a status, a delete, on any instance) moves it on (a trigger, in that
+ * statement's transaction); instances poll it to reload their rules.
+ */
+export async function ruleChangeSeq(sql: Sql): Promise<number> {
+  const [row] = await sql<{ seq: string }[]>`SELECT seq FROM rule_changes`;
+  return Number(row?.seq ?? 0);
+}

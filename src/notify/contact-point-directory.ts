@@ -4,7 +4,8 @@
  * costs no database round trip before its first request, and a database outage does not turn every
  * delivery into a failure. They are loaded at start, reloaded after every write through the API
  * (the write's answer is sent once the reload finished, so the next alert sees it) and every
- * RELOAD_MS, so that changes made through another instance arrive within that time.
+ * RELOAD_MS (CLUSTER_RELOAD_MS in a cluster), so that changes made through another instance
+ * arrive within that time.
  */
 import type { StoragePool } from '../actors/storage-pool.ts';
 import type { ChannelRef, ContactPoint } from '../domain/contact-points/contact-point.ts';
@@ -13,6 +14,11 @@ import { REAL_TIMERS, type Timers } from '../timers.ts';
 import type { ContactPointLookup } from './deliver.ts';
 
 export const RELOAD_MS = 5000;
+/**
+ * In a cluster the rule leader delivers for rules and contact points made on any instance: a
+ * change reaches it within the 2 s the issue allows (one read of a small table per second).
+ */
+export const CLUSTER_RELOAD_MS = 1000;
 
 export interface ContactPointDirectory extends ContactPointLookup {
   /**
@@ -42,6 +48,7 @@ export function createContactPointDirectory(
   pool: StoragePool,
   log: Logger,
   timers: Pick<Timers, 'setInterval' | 'clearInterval'> = REAL_TIMERS,
+  reloadMs = RELOAD_MS,
 ): ContactPointDirectory {
   let index = contactPointIndex([]);
   // Reads may finish out of order: only a read started after the one applied last replaces it.
@@ -62,7 +69,7 @@ export function createContactPointDirectory(
     return null;
   };
 
-  const interval = timers.setInterval(() => void reload(), RELOAD_MS);
+  const interval = timers.setInterval(() => void reload(), reloadMs);
   (interval as { unref?: () => void }).unref?.();
   return {
     reload,

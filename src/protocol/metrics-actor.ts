@@ -29,13 +29,27 @@ export type MetricsCommand =
   /**
    * The complete set of ACTIVE rules, sent at start, after an actor restart and after a failed
    * update; `orphans`: the ids of rules not ACTIVE with an open incident, to be resolved.
+   * `lead`: this instance has become the rule leader: forget every rule's lifecycle and
+   * throttling first, take them from the stored alerts in `rules` (its predecessor decided
+   * since), and evaluate from now on (set-evaluating true, in the same step: no tick between).
    */
   | {
       readonly type: 'set-rules';
       readonly requestId: number;
       readonly rules: readonly ActiveRule[];
       readonly orphans: readonly number[];
+      readonly lead: boolean;
     }
+  /**
+   * Cluster mode: evaluate the rules (this instance holds the leader lease) or not (it does not,
+   * or no longer: a tick then decides nothing and no transition is posted). Alone: always true.
+   */
+  | { readonly type: 'set-evaluating'; readonly requestId: number; readonly evaluating: boolean }
+  /**
+   * Cluster mode: whether the metrics hold every live instance's events (ClusterView.complete);
+   * while not, rules that count events are held DEGRADED.
+   */
+  | { readonly type: 'set-view-complete'; readonly requestId: number; readonly complete: boolean }
   /** The rules of `ids` that are ACTIVE now (a missing id was paused, archived or deleted). */
   | {
       readonly type: 'put-rules';
@@ -70,6 +84,8 @@ export interface MetricsReplies {
   readonly 'test-rule': RuleTestResult;
   readonly 'set-rules': RuleSetReply;
   readonly 'put-rules': RuleSetReply;
+  readonly 'set-evaluating': null;
+  readonly 'set-view-complete': null;
   readonly 'rule-status': RuleRuntimeStatus | null;
   readonly 'evaluation-stats': EvaluationStats;
   readonly history: MetricsHistory;
@@ -165,6 +181,8 @@ export type MetricsNotice =
 
 export interface MetricsActorData {
   readonly metricsChannel: string;
+  /** Evaluate the rules from the start: alone, yes; in a cluster, not before the lease is held. */
+  readonly evaluating: boolean;
   readonly refreshMs: number;
   readonly evaluationMs: number;
   /** Measure each evaluation tick's time on a CPU too (EVALUATION_CPU_STATS). */

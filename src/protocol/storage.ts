@@ -5,6 +5,8 @@
  */
 import type { StorageClusterData } from './cluster.ts';
 import type { ApiKeyFields, ApiKeyRecord, StoredApiKey } from '../domain/api-key.ts';
+import type { TransitionWriter } from '../domain/cluster/leader-fence.ts';
+import type { PendingNotification } from '../domain/rules/pending-notification.ts';
 import type { ContactPoint, ContactPointFields } from '../domain/contact-points/contact-point.ts';
 import type { EventPage, EventRecord, NewEvent } from '../domain/event.ts';
 import type { KeyLookup, NewestEvents } from '../domain/metrics/state/last-event-times.ts';
@@ -111,11 +113,37 @@ export interface StorageHandlers {
 
   /**
    * Stores the transitions in one transaction, each rule's in the order given, counting the fired
-   * incidents on their rules; answers what was stored for each, in the order given.
+   * incidents on their rules and writing their notifications to the outbox (claimed by the
+   * writer); answers what was stored for each, in the order given. A writer with an epoch
+   * (cluster mode): FENCED, nothing stored, when the lease no longer names its holder and epoch.
+   * Absent: a writer that claims nothing (tools, tests).
    */
   recordTransitions(input: {
     readonly transitions: readonly AlertTransition[];
-  }): Promise<Result<readonly StoredTransition[], DbFailure>>;
+    readonly writer?: TransitionWriter;
+  }): Promise<Result<readonly StoredTransition[], DbFailure | 'FENCED'>>;
+  /**
+   * Claims for the writer the notifications other processes stored and did not deliver: in a
+   * cluster, those of earlier epochs (FENCED when its lease no longer holds); alone, those of any
+   * other process. Oldest first.
+   */
+  claimOutbox(input: {
+    readonly writer: TransitionWriter;
+    readonly limit: number;
+  }): Promise<Result<readonly PendingNotification[], DbFailure | 'FENCED'>>;
+  /** Takes or renews a lease for ttlMs (database clock); the epoch held, or null: held by another. */
+  takeLease(input: {
+    readonly name: string;
+    readonly holder: string;
+    readonly ttlMs: number;
+  }): Promise<Result<number | null, DbFailure>>;
+  /** Ends the holder's lease now (clean shutdown), so that another instance takes it at once. */
+  releaseLease(input: {
+    readonly name: string;
+    readonly holder: string;
+  }): Promise<Result<true, DbFailure>>;
+  /** The rule change counter (rules-repository.ts ruleChangeSeq). */
+  ruleChanges(input: Record<string, never>): Promise<Result<number, DbFailure>>;
   getAlert(input: { readonly id: number }): Promise<Result<AlertRecord, DbFailure | 'NOT_FOUND'>>;
   /** The first acknowledgement stays: `changed` is false when the alert already had one. */
   acknowledgeAlert(input: {

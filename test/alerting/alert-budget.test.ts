@@ -38,6 +38,10 @@ const pool = startStoragePool({
   },
 });
 t.teardown(() => pool.close());
+// Started before the clock-driven part: a worker still loading (tsx, a busy machine) would eat
+// into the first write's task timeout, and its transitions would be lost as a failed write.
+const notStarted = await pool.started(60_000);
+if (notStarted !== null) throw new Error(`the storage worker did not start: ${notStarted}`);
 
 interface Sent {
   readonly transition: string;

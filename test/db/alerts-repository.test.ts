@@ -14,7 +14,7 @@ import {
   recordTransitions,
 } from '../../src/db/alerts-repository.ts';
 import type { Sql } from '../../src/db/connect.ts';
-import { createRule, getRule } from '../../src/db/rules-repository.ts';
+import { getRule } from '../../src/db/rules-repository.ts';
 import type {
   AlertFilter,
   AlertRecord,
@@ -22,6 +22,7 @@ import type {
   FiredAlert,
 } from '../../src/domain/rules/alert.ts';
 import type { RuleFields, RuleRecord } from '../../src/domain/rules/rule.ts';
+import { firedAlert, storedRule } from '../support/alert-rows.ts';
 import { createTestDatabase } from '../support/database.ts';
 import { rowWriters } from '../support/row-writers.ts';
 
@@ -31,54 +32,13 @@ const { sql } = db;
 const MINUTE = 60_000;
 const NOW = Date.now();
 
-async function newRule(
+const newRule = (
   name: string,
   suppressionWindowMinutes = 0,
   over: Partial<RuleFields> = {},
-): Promise<RuleRecord> {
-  const created = await createRule(
-    sql,
-    {
-      name,
-      description: null,
-      ruleType: 'THRESHOLD',
-      ruleConfig: {
-        metric: 'errorRate',
-        operator: 'GREATER_THAN',
-        threshold: 20,
-        windowMinutes: 1,
-      },
-      severity: 'HIGH',
-      priority: 0,
-      notificationChannels: [],
-      notificationConfig: null,
-      suppressionWindowMinutes,
-      maxAlertsPerHour: 10,
-      createdBy: null,
-      ...over,
-    },
-    1000,
-  );
-  if (typeof created === 'string') throw new Error(created);
-  return created;
-}
+): Promise<RuleRecord> => storedRule(sql, name, { suppressionWindowMinutes, ...over });
 
-const fired = (rule: RuleRecord, triggeredAt: number): FiredAlert => ({
-  ruleId: rule.id,
-  ruleName: rule.name,
-  ruleVersion: rule.version,
-  severity: rule.severity,
-  triggeredAt,
-  matchedConditions: ['errorRate 50 > 20'],
-  currentValues: { errorRate: 50 },
-  condition: 'errorRate > 20 [1 min]',
-  message: 'm',
-  explanation: null,
-  explanationText: '',
-  notificationChannels: [],
-  notificationConfig: null,
-  heldByBudget: false,
-});
+const fired = (rule: RuleRecord, triggeredAt: number): FiredAlert => firedAlert(rule, triggeredAt);
 
 /** One firing stored alone: its incident. */
 async function recordAlert(sql: Sql, alert: FiredAlert): Promise<AlertRecord> {

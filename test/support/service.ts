@@ -67,7 +67,15 @@ export async function startTestService(
   );
   t.teardown(() => service.stop());
   const base = `http://127.0.0.1:${service.port}`;
-  const request = (path: string, init: RequestInit & { json?: unknown } = {}) => {
+  return { service, db, base, request: requester(base) };
+}
+
+/**
+ * fetch against the service at `base` with the admin key (unless `headers` name another key, or
+ * give `authorization: ''` for none), with a JSON body when `json` is given.
+ */
+export function requester(base: string): TestService['request'] {
+  return (path, init = {}) => {
     const { json, ...rest } = init;
     if (json === undefined) return fetch(base + path, withAdminKey(rest));
     return fetch(
@@ -83,5 +91,4 @@ export async function startTestService(
       }),
     );
   };
-  return { service, db, base, request };
 }

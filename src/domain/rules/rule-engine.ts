@@ -44,19 +44,29 @@ import {
 import { Throttle } from './throttle.ts';
 import type { MetricEvent } from '../event.ts';
 import { PatternRules, type PatternStatus } from './pattern/pattern-rules.ts';
+import { countsEvents } from './partial-view.ts';
 
 /** GET /rules/{id}/status: the lifecycle state, and what the rule's type adds of its own. */
 export interface RuleRuntimeStatus {
-  /** LEARNING: an ANOMALY rule whose history does not cover minHistoryMinutes yet. */
-  readonly state: LifecycleState | 'LEARNING';
+  /**
+   * LEARNING: an ANOMALY rule whose history does not cover minHistoryMinutes yet. DEGRADED: a
+   * rule that counts events, held (no fire, no resolve) while the view of the cluster's events is
+   * incomplete (partial-view.ts).
+   */
+  readonly state: RuleState;
   /** PATTERN rules: their partitions. */
   readonly pattern?: PatternStatus;
   /** ANOMALY rules: their series (learning, history covered, back-fill, last band). */
   readonly anomaly?: AnomalyStatus;
 }
 
+/** What GET /rules/{id}/status and the rule test say of an ACTIVE rule. */
+export type RuleState = LifecycleState | 'LEARNING' | 'DEGRADED';
+
 interface Entry {
   readonly rule: ActiveRule;
+  /** Held DEGRADED while the view is incomplete (partial-view.ts). */
+  readonly countsEvents: boolean;
   readonly prepared: PreparedRule;
   readonly throttle: Throttle;
   readonly lifecycle: RuleLifecycle;
@@ -108,6 +118,11 @@ export class RuleEngine {
   private readonly patterns = new PatternRules();
   /** The series of the ANOMALY rules, kept while their config is unchanged. */
   private readonly anomalies = new AnomalyRules();
+  /**
+   * False while the metrics miss a live peer's events (cluster mode): the rules that count
+   * events are held as they are, neither fired nor resolved, and continue from there once true.
+   */
+  private viewComplete = true;
 
   /**
    * Replaces the set of ACTIVE rules. A rule already known keeps its throttling and lifecycle
@@ -222,12 +237,36 @@ export class RuleEngine {
         restoreMs: readSpanMs(rule.ruleType, rule.ruleConfig),
       },
       condition: conditionText(rule.ruleType, rule.ruleConfig),
+      countsEvents: countsEvents(rule.ruleType, rule.ruleConfig),
       anomaly: rule.ruleType === 'ANOMALY' ? this.anomalies.of(rule.id, rule.ruleConfig) : null,
     };
   }
 
   size(): number {
     return this.entries.length;
+  }
+
+  /**
+   * Forgets every rule's lifecycle and throttling, without resolving anything: the next setRules
+   * rebuilds them from the stored alerts (a new rule leader takes over from what its predecessor
+   * stored, not from what this instance last decided when it led).
+   */
+  forget(): void {
+    this.lifecycles.clear();
+    this.throttles.clear();
+  }
+
+  /** Whether the metrics hold every live instance's events (cluster mode; always true alone). */
+  setViewComplete(complete: boolean): void {
+    this.viewComplete = complete;
+  }
+
+  /**
+   * A tick while this instance does not evaluate (not the rule leader): the PATTERN matchers move
+   * on (their partial matches expire, their memory stays bounded); nothing is decided.
+   */
+  idle(now: number): void {
+    this.patterns.tick(now);
   }
 
   /** The reads of the current set (the metrics keep the producers they watch past the caps). */
@@ -270,8 +309,11 @@ export class RuleEngine {
    * The lifecycle state of an ACTIVE rule, or undefined (for the rule test's message); LEARNING:
    * an ANOMALY rule that is OK and has not covered its minHistoryMinutes yet (it cannot fire).
    */
-  stateOf(ruleId: number): LifecycleState | 'LEARNING' | undefined {
+  stateOf(ruleId: number): RuleState | undefined {
     const state = this.lifecycles.get(ruleId)?.state;
+    if (state === undefined) return undefined;
+    if (!this.viewComplete && this.entries.find((e) => e.rule.id === ruleId)?.countsEvents === true)
+      return 'DEGRADED';
     if (state === 'OK' && this.anomalies.get(ruleId)?.status().learning === true) return 'LEARNING';
     return state;
   }
@@ -323,6 +365,8 @@ export class RuleEngine {
       const { lifecycle, prepared, anomaly } = entry;
       const since = entry.throttle.digestDue(entry.rule, now);
       if (since !== null) digests.push(digestDue(entry.rule, since, now));
+      // DEGRADED: held as it is; an ANOMALY series catches up on the buckets it skipped.
+      if (entry.countsEvents && !this.viewComplete) continue;
       const firing = lifecycle.state === 'FIRING';
       const { id } = entry.rule;
       // A PATTERN rule holds when a sequence completed since the previous tick.

@@ -25,9 +25,9 @@ const RuleStatusSchema = Type.Object({
   ruleType: literals(RULE_TYPES),
   status: literals(RULE_STATUSES),
   evaluated: Type.Boolean({ description: 'The metrics actor evaluates the rule now (ACTIVE)' }),
-  state: Type.Union([literals(['OK', 'PENDING', 'FIRING', 'LEARNING']), Type.Null()], {
+  state: Type.Union([literals(['OK', 'PENDING', 'FIRING', 'LEARNING', 'DEGRADED']), Type.Null()], {
     description:
-      'Lifecycle state (LEARNING: an ANOMALY rule without minHistoryMinutes of history, it cannot fire); null when not evaluated',
+      "Lifecycle state (LEARNING: an ANOMALY rule without minHistoryMinutes of history, it cannot fire; DEGRADED: cluster mode, a rule that counts events while this instance's view of the cluster's events is incomplete, held without firing or resolving); null when not evaluated",
   }),
   pattern: Type.Optional(
     Type.Object(

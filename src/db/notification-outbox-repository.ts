@@ -1,0 +1,78 @@
+/**
+ * @module The notification outbox (storage workers; docs/cluster-leader.md): each notification of
+ * a stored transition is written in that transition's transaction, claimed by the process that
+ * wrote it, and deleted once its delivery results are stored. Whatever a process committed and did
+ * not get to deliver (it died, or lost the lease) is still there for another to claim and send,
+ * with the same transitionId: a new leader (those of earlier epochs), or a single instance's next
+ * start (those of other processes). A delivered notification's row is gone: never sent again.
+ * Parameterised queries only.
+ */
+import { RULES_LEASE, type TransitionWriter } from '../domain/cluster/leader-fence.ts';
+import type { AlertDeliveries } from '../domain/rules/alert.ts';
+import { transitionIdOf, type PendingNotification } from '../domain/rules/pending-notification.ts';
+import type { Sql, Tx } from './connect.ts';
+import { holdFence } from './leases-repository.ts';
+
+const json = (sql: Sql | Tx, value: unknown) => sql.json(value as Parameters<Sql['json']>[0]);
+
+/** Writes `pending`, claimed by `writer`, in the caller's transaction. */
+export async function writeOutbox(
+  tx: Tx,
+  pending: readonly PendingNotification[],
+  writer: TransitionWriter,
+): Promise<void> {
+  if (pending.length === 0) return;
+  const rows = pending.map(({ notification, notify }) => ({
+    transition_id: notification.transitionId,
+    notification,
+    notify,
+  }));
+  // A transitionId is made of stored ids: a conflict would be the same notification again.
+  await tx`
+    INSERT INTO notification_outbox (transition_id, notification, notify, claimed_by, leader_epoch)
+    SELECT v.transition_id, v.notification, v.notify, ${writer.holder}, ${writer.epoch}::int8
+    FROM jsonb_to_recordset(${json(tx, rows)}) AS v(
+           transition_id text, notification jsonb, notify jsonb)
+    ON CONFLICT (transition_id) DO NOTHING`;
+}
+
+/**
+ * Claims for `writer` up to `limit` undelivered notifications that other processes left, oldest
+ * first: in cluster mode those of earlier epochs, and only while the writer's fence holds
+ * (FencedError otherwise); alone, those claimed by any other process.
+ */
+export async function claimOutbox(
+  sql: Sql,
+  writer: TransitionWriter,
+  limit: number,
+): Promise<PendingNotification[]> {
+  return sql.begin(async (tx) => {
+    const { epoch } = writer;
+    if (epoch !== null) await holdFence(tx, RULES_LEASE, { ...writer, epoch });
+    const left =
+      epoch === null
+        ? tx`claimed_by <> ${writer.holder}`
+        : tx`(leader_epoch IS NULL OR leader_epoch < ${epoch})`;
+    const rows = await tx<PendingNotification[]>`
+      WITH claimed AS (
+        UPDATE notification_outbox SET claimed_by = ${writer.holder}, leader_epoch = ${epoch}::int8
+        WHERE transition_id IN (
+          SELECT transition_id FROM notification_outbox WHERE ${left}
+          ORDER BY created_at, transition_id LIMIT ${limit}
+          FOR UPDATE SKIP LOCKED)
+        RETURNING notification, notify, created_at, transition_id
+      )
+      SELECT notification, notify FROM claimed ORDER BY created_at, transition_id`;
+    return [...rows];
+  });
+}
+
+/** Deletes the outbox rows of the notifications whose delivery results these are. */
+export async function deliveredFromOutbox(
+  tx: Tx,
+  results: readonly Omit<AlertDeliveries, 'deliveries'>[],
+): Promise<void> {
+  if (results.length === 0) return;
+  const ids = results.map(transitionIdOf);
+  await tx`DELETE FROM notification_outbox WHERE transition_id = ANY(${ids}::text[])`;
+}
