@@ -48,9 +48,9 @@ export async function rangePartitions(
     WHERE bound <> 'DEFAULT'`;
   const partitions = rows.map((r) => ({ name: r.name, lower: r.lower, upper: r.upper }));
   const before = partitions.some((p) => p.name === BEFORE_PARTITION)
-    ? await sql<{ any: boolean }[]>`SELECT EXISTS (SELECT 1 FROM ${sql(BEFORE_PARTITION)}) AS any`
+    ? await sql<{ rows: boolean }[]>`SELECT EXISTS (SELECT 1 FROM ${sql(BEFORE_PARTITION)}) AS rows`
     : [];
-  return { partitions, beforeHasRows: before[0]?.any === true };
+  return { partitions, beforeHasRows: before[0]?.rows === true };
 }
 
 /**
@@ -139,14 +139,16 @@ const LEVELS = [
 export async function pruneEventCounts(sql: Sql, limit: number): Promise<number> {
   let deleted = 0;
   for (const [grain, seconds] of LEVELS) {
+    // By ctid (a TID scan), the rows found on event_counts_bucket: a row a fold updated meanwhile
+    // (a late event's count) has moved and waits for the next run.
     const result = await sql`
-      DELETE FROM event_counts WHERE (event_type, granularity, bucket, shard) IN (
-        SELECT event_type, granularity, bucket, shard FROM event_counts
+      DELETE FROM event_counts WHERE ctid = ANY(ARRAY(
+        SELECT ctid FROM event_counts
         WHERE granularity = ${grain}::"char"
           AND bucket < (SELECT floor(extract(epoch FROM kept_from) / ${seconds}::int4)::int8
                         FROM event_retention WHERE isfinite(kept_from))
         LIMIT ${limit - deleted}
-      )`;
+      ))`;
     deleted += result.count;
     if (deleted >= limit) break;
   }
