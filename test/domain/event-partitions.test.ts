@@ -7,6 +7,7 @@ import {
   DAY_MS,
   grainFor,
   planPartitions,
+  type PartitionPlan,
   type RangePartition,
 } from '../../src/domain/event-partitions.ts';
 
@@ -46,15 +47,17 @@ t.test('daily partitions are made until past now plus two days', async (t) => {
 });
 
 t.test('monthly partitions run to the first of a month', async (t) => {
-  const plan = planPartitions(fresh, at('2026-11-29T23:00:00.000Z'), null, true);
-  t.same(
-    plan.create.map((p) => [p.name, new Date(p.upper).toISOString()]),
-    [
-      ['events_p20261128', '2026-12-01T00:00:00.000Z'],
-      ['events_p20261201', '2027-01-01T00:00:00.000Z'],
-    ],
-  );
+  const plan = planPartitions(fresh, at('2026-11-27T23:00:00.000Z'), null, true);
+  const upTo = (p: PartitionPlan) => p.create.map((c) => [c.name, new Date(c.upper).toISOString()]);
+  t.same(upTo(plan), [['events_p20261128', '2026-12-01T00:00:00.000Z']]);
   t.equal(plan.drop, null, 'keeping everything drops nothing');
+  const next = [...fresh, ...plan.create];
+  t.same(upTo(planPartitions(next, at('2026-11-28T23:59:59.999Z'), null, true)), []);
+  t.same(
+    upTo(planPartitions(next, at('2026-11-29T00:00:00.000Z'), null, true)),
+    [['events_p20261201', '2027-01-01T00:00:00.000Z']],
+    'two days before the month, its partition',
+  );
 });
 
 t.test('a stretch without partitions before today becomes one partition', async (t) => {
