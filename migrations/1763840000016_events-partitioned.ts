@@ -4,10 +4,10 @@
  * dropped partition takes exactly the count buckets of its time range with it. Converted in this
  * migration's transaction, without losing a row:
  *
- * - the partitions cover the existing rows: `events_before` (MINVALUE up to the month of the oldest
- *   row, or ten years back at most), one per month from there up to today, one for today; the
- *   DEFAULT partition `events_default` takes anything later. The service's maintenance job
- *   (src/actors/retention-job.ts) creates partitions ahead from there, daily or monthly;
+ * - the partitions cover the existing rows: `events_before` (MINVALUE up to the year of the oldest
+ *   row, or ten years back at most), one per year from there, one per month of this year up to
+ *   today, one for today; the DEFAULT partition `events_default` takes anything later. The
+ *   service's maintenance job (src/actors/retention-job.ts) creates partitions ahead from there;
  * - ids keep their values and `events_id_seq` goes on from where it was;
  * - the primary key becomes (id, ts), as a partitioned table's must hold its partition key: a
  *   lookup by id probes each partition's primary key index (a few dozen, docs/decisions.md);
@@ -44,7 +44,8 @@ export const up = (pgm: MigrationBuilder): void => {
       processing_latency_ms integer NOT NULL
     ) PARTITION BY RANGE (ts);
 
-    -- Partition bounds are UTC days; set_config(.., true) lasts until this transaction ends.
+    -- Partition bounds are UTC days; set_config(.., true) lasts until this transaction ends. Years,
+    -- then months: few partitions for the history (docs/decisions.md says why few).
     DO $$
     DECLARE
       zone text := current_setting('TimeZone');
@@ -58,12 +59,15 @@ export const up = (pgm: MigrationBuilder): void => {
       today := date_trunc('day', now());
       SELECT min(ts) INTO oldest FROM events;
       lo := CASE WHEN oldest IS NULL OR oldest >= today THEN today
-                 ELSE date_trunc('month', greatest(oldest, today - interval '10 years')) END;
+                 WHEN oldest >= date_trunc('year', today) THEN date_trunc('month', oldest)
+                 ELSE date_trunc('year', greatest(oldest, today - interval '10 years')) END;
       EXECUTE format('CREATE TABLE events_before PARTITION OF events_partitioned
                       FOR VALUES FROM (MINVALUE) TO (%L)', lo);
       b := lo;
       WHILE b < today LOOP
-        nb := least(date_trunc('month', b) + interval '1 month', today);
+        nb := least(CASE WHEN b < date_trunc('year', today)
+                         THEN date_trunc('year', b) + interval '1 year'
+                         ELSE date_trunc('month', b) + interval '1 month' END, today);
         EXECUTE format('CREATE TABLE %I PARTITION OF events_partitioned FOR VALUES FROM (%L) TO (%L)',
                        'events_p' || to_char(b, 'YYYYMMDD'), b, nb);
         b := nb;

@@ -71,7 +71,7 @@ export const ConfigSchema = Type.Object({
       minimum: 1,
       maximum: 36500,
       description:
-        'Days of events kept: older partitions are dropped whole (daily up to 92 days, else monthly); unset: all kept.',
+        'Days of events kept: older partitions (days, months or years of timestamps) are dropped whole; unset: all kept.',
     }),
   ),
   ALERTS_RETENTION_DAYS: Type.Optional(

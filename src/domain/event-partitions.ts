@@ -7,8 +7,9 @@
 
 export const DAY_MS = 86_400_000;
 
-/** Daily partitions up to this retention; past it (or keeping everything), monthly ones. */
+/** Daily partitions up to this retention, monthly ones up to the next; yearly past it, or keeping all. */
 export const DAILY_RETENTION_MAX_DAYS = 92;
+export const MONTHLY_RETENTION_MAX_DAYS = 1096;
 
 /**
  * Partitions exist this far past now, so that the hours ahead of a day (or month) change and a few
@@ -19,7 +20,7 @@ export const AHEAD_MS = 2 * DAY_MS;
 /** The partition from MINVALUE: events older than every other partition, recreated after a drop. */
 export const BEFORE_PARTITION = 'events_before';
 
-export type PartitionGrain = 'day' | 'month';
+export type PartitionGrain = 'day' | 'month' | 'year';
 
 /** A range partition: [lower, upper) in epoch ms; null lower is MINVALUE, null upper MAXVALUE. */
 export interface RangePartition {
@@ -52,16 +53,19 @@ export interface MaintenanceDone {
   readonly dropped: readonly string[];
 }
 
-export const grainFor = (retentionDays: number | null): PartitionGrain =>
-  retentionDays !== null && retentionDays <= DAILY_RETENTION_MAX_DAYS ? 'day' : 'month';
+export function grainFor(retentionDays: number | null): PartitionGrain {
+  if (retentionDays === null || retentionDays > MONTHLY_RETENTION_MAX_DAYS) return 'year';
+  return retentionDays <= DAILY_RETENTION_MAX_DAYS ? 'day' : 'month';
+}
 
 export const dayStart = (ms: number): number => Math.floor(ms / DAY_MS) * DAY_MS;
 
-/** The first day (or first of a month, UTC) after `ms`. */
+/** The first day (or first of a month, or of a year, UTC) after `ms`. */
 export function nextBoundary(ms: number, grain: PartitionGrain): number {
   if (grain === 'day') return dayStart(ms) + DAY_MS;
   const d = new Date(ms);
-  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+  if (grain === 'month') return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+  return Date.UTC(d.getUTCFullYear() + 1, 0, 1);
 }
 
 /** `events_p20261127` for a partition starting on 2026-11-27 (UTC). */

@@ -93,13 +93,16 @@ void t.test('events is partitioned by range of ts, each row where its time falls
   const placed = await sql<{ ms: number; part: string }[]>`
     SELECT (extract(epoch FROM ts) * 1000)::float8 AS ms, tableoid::regclass::text AS part
     FROM events ORDER BY ts`;
-  // Months from the oldest row's, or ten years back at most; BEFORE under them; DEFAULT past today.
+  // Years from the oldest row's (ten years back at most), months this year; BEFORE under them;
+  // DEFAULT past today.
   const d = new Date(today);
-  const lo = month(Date.UTC(d.getUTCFullYear() - 10, d.getUTCMonth(), d.getUTCDate()));
+  const year = (ms: number): number => Date.UTC(new Date(ms).getUTCFullYear(), 0, 1);
+  const lo = year(Date.UTC(d.getUTCFullYear() - 10, d.getUTCMonth(), d.getUTCDate()));
   const expected = (ms: number): string => {
     if (ms >= today + DAY_MS) return 'events_default';
     if (ms >= today) return partitionName(today);
-    return ms < lo ? 'events_before' : partitionName(month(ms));
+    if (ms < lo) return 'events_before';
+    return partitionName(ms < year(today) ? year(ms) : month(ms));
   };
   t.same(
     placed.map((p) => [new Date(p.ms).toISOString(), p.part]),

@@ -1,4 +1,4 @@
-// The partition plan of events (issue 23): ahead by day or month, one partition for a stretch the
+// The partition plan of events (issue 23): ahead by day, month or year, one partition for a stretch the
 // service missed, and drops of whole partitions past EVENTS_RETENTION_DAYS with the instant from
 // which events stay kept.
 import t from 'tap';
@@ -25,12 +25,17 @@ const fresh = [
   range('events_p20261127', '2026-11-27', '2026-11-28'),
 ];
 
-t.test('the grain: daily up to 92 days of retention, monthly past it or keeping all', async (t) => {
-  t.equal(grainFor(1), 'day');
-  t.equal(grainFor(92), 'day');
-  t.equal(grainFor(93), 'month');
-  t.equal(grainFor(null), 'month');
-});
+t.test(
+  'the grain: daily up to 92 days of retention, then monthly, yearly past 1,096',
+  async (t) => {
+    t.equal(grainFor(1), 'day');
+    t.equal(grainFor(92), 'day');
+    t.equal(grainFor(93), 'month');
+    t.equal(grainFor(1096), 'month');
+    t.equal(grainFor(1097), 'year');
+    t.equal(grainFor(null), 'year', 'keeping everything');
+  },
+);
 
 t.test('daily partitions are made until past now plus two days', async (t) => {
   const plan = planPartitions(fresh, at('2026-11-27T10:00:00.000Z'), 7, false);
@@ -47,17 +52,30 @@ t.test('daily partitions are made until past now plus two days', async (t) => {
 });
 
 t.test('monthly partitions run to the first of a month', async (t) => {
-  const plan = planPartitions(fresh, at('2026-11-27T23:00:00.000Z'), null, true);
+  const plan = planPartitions(fresh, at('2026-11-27T23:00:00.000Z'), 365, true);
   const upTo = (p: PartitionPlan) => p.create.map((c) => [c.name, new Date(c.upper).toISOString()]);
   t.same(upTo(plan), [['events_p20261128', '2026-12-01T00:00:00.000Z']]);
-  t.equal(plan.drop, null, 'keeping everything drops nothing');
+  t.equal(plan.drop, null, 'nothing is a year old');
   const next = [...fresh, ...plan.create];
-  t.same(upTo(planPartitions(next, at('2026-11-28T23:59:59.999Z'), null, true)), []);
+  t.same(upTo(planPartitions(next, at('2026-11-28T23:59:59.999Z'), 365, true)), []);
   t.same(
-    upTo(planPartitions(next, at('2026-11-29T00:00:00.000Z'), null, true)),
+    upTo(planPartitions(next, at('2026-11-29T00:00:00.000Z'), 365, true)),
     [['events_p20261201', '2027-01-01T00:00:00.000Z']],
     'two days before the month, its partition',
   );
+});
+
+t.test('keeping everything: yearly partitions, nothing dropped', async (t) => {
+  const plan = planPartitions(fresh, at('2026-12-30T00:00:00.000Z'), null, true);
+  t.same(
+    plan.create.map((p) => [p.name, new Date(p.upper).toISOString()]),
+    [
+      ['events_p20261128', '2026-12-30T00:00:00.000Z'],
+      ['events_p20261230', '2027-01-01T00:00:00.000Z'],
+      ['events_p20270101', '2028-01-01T00:00:00.000Z'],
+    ],
+  );
+  t.equal(plan.drop, null);
 });
 
 t.test('a stretch without partitions before today becomes one partition', async (t) => {
