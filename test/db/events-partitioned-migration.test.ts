@@ -2,42 +2,14 @@
 // rows from before 1970 to the year 3000, becomes a table partitioned by ts without losing or
 // changing a row; ids go on from the same sequence, each row sits in the partition of its time,
 // the indexes are back under their names, and the primary key is (id, ts).
-import { randomBytes } from 'node:crypto';
-import { readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { runner } from 'node-pg-migrate';
-import postgres from 'postgres';
 import t from 'tap';
 import { dayStart, DAY_MS, partitionName } from '../../src/domain/event-partitions.ts';
 import { migrateUp } from '../../src/db/migrate.ts';
 import { createLogger } from '../../src/log.ts';
-import { testDatabaseUrl, withMigrationGate } from '../support/database.ts';
-
-const MIGRATION = '1763840000016_events-partitioned.ts';
-const dir = fileURLToPath(new URL('../../migrations', import.meta.url));
-const url = testDatabaseUrl();
-const schema = `t_${randomBytes(6).toString('hex')}`;
-const sql = postgres(url, { max: 2, onnotice: () => {}, connection: { search_path: schema } });
-t.teardown(async () => {
-  await sql.unsafe(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  await sql.end({ timeout: 5 });
-});
+import { createDatabaseBefore, withMigrationGate } from '../support/database.ts';
 
 // The schema as it was before this migration: every earlier one applied.
-const earlier = readdirSync(dir).filter((f) => f.endsWith('.ts') && f < MIGRATION).length;
-await withMigrationGate(url, () =>
-  runner({
-    databaseUrl: url,
-    dir,
-    direction: 'up',
-    count: earlier,
-    migrationsTable: 'pgmigrations',
-    schema,
-    createSchema: true,
-    checkOrder: true,
-    log: () => {},
-  }),
-);
+const { url, schema, sql } = await createDatabaseBefore(t, '1763840000016_events-partitioned.ts');
 
 // Both read at the same day as the migration runs (a run across midnight UTC is told apart below).
 const today = dayStart(Date.now());

@@ -75,23 +75,11 @@ interface Sent {
   readonly type: string;
 }
 
-/** Deterministic pseudo-random numbers (mulberry32), so a failure can be replayed. */
-const random = (() => {
-  let seed = 0x7e7e;
-  return (): number => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-})();
-
-/** Within its day, on the hour and its edges and at random seconds: ties on purpose. */
-const within = (day: number): number => {
-  const r = random();
-  if (r < 0.05) return day;
-  if (r < 0.1) return day + DAY_MS - 1;
-  return day + Math.floor(random() * 24) * HOUR + Math.floor(random() * 4) * 1000;
+/** The i-th event of a day: on its first and last millisecond, else spread over hours and seconds. */
+const within = (day: number, i: number): number => {
+  if (i % 20 === 0) return day;
+  if (i % 20 === 1) return day + DAY_MS - 1;
+  return day + ((i * 7) % 24) * HOUR + ((i * 13) % 4) * 1000;
 };
 
 const sent: Sent[] = [];
@@ -117,8 +105,10 @@ async function send(stamps: readonly number[]): Promise<void> {
 // Four days of 2,600 events (today's partition, two ahead, then the DEFAULT partition), and some
 // late ones older than every day partition (in events_before).
 await send([
-  ...Array.from({ length: 30 }, () => within(T0 - 5 * DAY_MS)),
-  ...[0, 1, 2, 3].flatMap((d) => Array.from({ length: 2600 }, () => within(T0 + d * DAY_MS))),
+  ...Array.from({ length: 30 }, (_, i) => within(T0 - 5 * DAY_MS, i)),
+  ...[0, 1, 2, 3].flatMap((d) =>
+    Array.from({ length: 2600 }, (_, i) => within(T0 + d * DAY_MS, i)),
+  ),
 ]);
 
 const expectedIds = (kept: number, type: string | null): number[] =>
