@@ -66,6 +66,22 @@ export const ConfigSchema = Type.Object({
     24,
     'How long an idempotency key is remembered: a repeat within it stores nothing.',
   ),
+  EVENTS_RETENTION_DAYS: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 36500,
+      description:
+        'Days of events kept: older partitions (days, months or years of timestamps) are dropped whole; unset: all kept.',
+    }),
+  ),
+  ALERTS_RETENTION_DAYS: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 36500,
+      description:
+        'Days a resolved alert is kept (open incidents always are); unset: every alert is kept.',
+    }),
+  ),
   MAX_CONNECTIONS: Int(
     1,
     1000000,

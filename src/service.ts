@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { createIngestBatcher } from './actors/ingest-batcher.ts';
 import { startIdempotencyPruner } from './actors/idempotency-pruner.ts';
 import { startMetricsActor, type RestartTimers } from './actors/metrics-actor-client.ts';
+import { startRetentionJob } from './actors/retention-job.ts';
 import { seedNewestEvents } from './actors/newest-events-seed.ts';
 import { backfillAnomalies } from './actors/anomaly-backfill.ts';
 import { startStoragePool } from './actors/storage-pool.ts';
@@ -69,6 +70,9 @@ export interface ServiceHooks {
   /** The periodic pruning of idempotency keys past their window, and its clock (epoch ms). */
   readonly idempotencyTimers?: Pick<Timers, 'setInterval' | 'clearInterval'>;
   readonly idempotencyClock?: () => number;
+  /** The retention job's period (partitions, EVENTS_ and ALERTS_RETENTION_DAYS) and its clock. */
+  readonly retentionTimers?: Pick<Timers, 'setInterval' | 'clearInterval'>;
+  readonly retentionClock?: () => number;
 }
 
 export async function startService(
@@ -180,6 +184,14 @@ async function startOn(
     clock: hooks.idempotencyClock,
   });
   started.push(() => pruner.stop());
+  const retention = startRetentionJob(pool, {
+    eventsRetentionDays: config.EVENTS_RETENTION_DAYS ?? null,
+    alertsRetentionDays: config.ALERTS_RETENTION_DAYS ?? null,
+    log,
+    timers: hooks.retentionTimers,
+    clock: hooks.retentionClock,
+  });
+  started.push(() => retention.stop());
   const contactPoints = createContactPointDirectory(
     pool,
     log,
@@ -332,6 +344,7 @@ async function startOn(
     await backtests.stop();
     await batcher.drain();
     pruner.stop();
+    retention.stop();
     // Evaluation stops before the last alerts are stored, so none arrives after the pool closed.
     ruleSync.stop();
     contactPoints.stop();

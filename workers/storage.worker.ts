@@ -14,6 +14,8 @@ import * as events from '../src/db/events-repository.ts';
 import { newestEvents as readNewestEvents } from '../src/db/newest-events-repository.ts';
 import { anomalyHistory as readAnomalyHistory } from '../src/db/anomaly-history-repository.ts';
 import * as idempotency from '../src/db/idempotent-insert.ts';
+import * as partitions from '../src/db/event-partitions-repository.ts';
+import { pruneResolvedAlerts } from '../src/db/alerts-retention-repository.ts';
 import * as rules from '../src/db/rules-repository.ts';
 import * as alerts from '../src/db/alerts-repository.ts';
 import * as apiKeys from '../src/db/api-keys-repository.ts';
@@ -183,6 +185,16 @@ export const anomalyHistory: StorageHandlers['anomalyHistory'] = (request) =>
   guarded('anomalyHistory', () => readAnomalyHistory(sql, request));
 export const pruneIdempotencyKeys: StorageHandlers['pruneIdempotencyKeys'] = ({ before, limit }) =>
   guarded('pruneIdempotencyKeys', () => idempotency.pruneIdempotencyKeys(sql, before, limit));
+
+export const maintainEventPartitions: StorageHandlers['maintainEventPartitions'] = ({
+  now,
+  retentionDays,
+}) =>
+  guarded('maintainEventPartitions', () => partitions.maintainPartitions(sql, now, retentionDays));
+export const pruneEventCounts: StorageHandlers['pruneEventCounts'] = ({ limit }) =>
+  guarded('pruneEventCounts', () => partitions.pruneEventCounts(sql, limit));
+export const pruneAlerts: StorageHandlers['pruneAlerts'] = ({ before, limit }) =>
+  guarded('pruneAlerts', () => pruneResolvedAlerts(sql, before, limit));
 
 export const listEvents: StorageHandlers['listEvents'] = ({ eventType, page, size }) =>
   guarded('listEvents', () => events.listEvents(sql, eventType, page, size));
@@ -452,6 +464,9 @@ export const endSilence: StorageHandlers['endSilence'] = async ({ id, now }) => 
 ({
   insertEvents,
   pruneIdempotencyKeys,
+  maintainEventPartitions,
+  pruneEventCounts,
+  pruneAlerts,
   listEvents,
   getEvent,
   ping,

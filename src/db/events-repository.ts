@@ -12,6 +12,8 @@ import type { Sql, Tx } from './connect.ts';
 const DEEP_OFFSET = 5000;
 /** '' stands for "all event types" in event_counts (a real type is never empty). */
 const ALL_TYPES = '';
+/** kept_from in seconds while every event is kept (-infinity): below any bucket, never overflows. */
+const KEEP_ALL_SECONDS = -(2 ** 53);
 
 /**
  * A batch's events counted per (type, second), as the columns of one event_count_deltas row. The
@@ -220,8 +222,14 @@ export const COLUMNS = (sql: Sql | Tx): postgres.PendingQuery<postgres.Row[]> =>
   severity, tags, metadata, (extract(epoch FROM received_at) * 1000)::float8 AS received_ms,
   processing_latency_ms`;
 
+/**
+ * By id: one probe of each partition's primary key (id, ts); an event older than the retention's
+ * kept_from (its partition is being dropped) is not found, as it is no longer paged nor counted.
+ */
 export async function getEvent(sql: Sql, id: number): Promise<EventRecord | null> {
-  const rows = await sql<EventRow[]>`SELECT ${COLUMNS(sql)} FROM events WHERE id = ${id}`;
+  const rows = await sql<EventRow[]>`
+    SELECT ${COLUMNS(sql)} FROM events
+    WHERE id = ${id} AND ts >= (SELECT kept_from FROM event_retention)`;
   const row = rows[0];
   return row === undefined ? null : toRecord(row);
 }
@@ -276,7 +284,10 @@ function locate(sql: Sql, counts: string, parent: string | null, offset: number)
  * one round trip): the total sums the day counts; a shallow page skips `offset` index entries; a
  * deep one walks day, hour, then second counts, and skips only within one second's events. Each
  * level adds the pending counts (not yet folded, about a second of ingest) of the scope. An
- * empty page still yields one row, carrying the total with null event columns.
+ * empty page still yields one row, carrying the total with null event columns. Events, pending
+ * and folded counts older than the retention's kept_from (`kept`) are left out: their partitions
+ * and count rows go later, and until then they must neither show nor count. kept_from is a UTC day
+ * boundary, so a day bucket is either wholly kept or wholly not.
  */
 export async function listEvents(
   sql: Sql,
@@ -287,26 +298,35 @@ export async function listEvents(
   const scope = eventType ?? ALL_TYPES;
   const offset = page * size;
   const typeFilter = eventType === null ? sql`` : sql`AND event_type = ${eventType}`;
-  const pendingFilter = eventType === null ? sql`` : sql`WHERE u.event_type = ${eventType}`;
+  const pendingFilter = eventType === null ? sql`` : sql`AND u.event_type = ${eventType}`;
   const pageRows =
     offset <= DEEP_OFFSET
       ? sql`
-        SELECT ${COLUMNS(sql)} FROM events WHERE true ${typeFilter}
+        SELECT ${COLUMNS(sql)} FROM events WHERE ts >= (SELECT at FROM kept) ${typeFilter}
         ORDER BY ts DESC, id DESC LIMIT ${size} OFFSET ${offset}`
       : sql`
         SELECT ${COLUMNS(sql)} FROM events
-        WHERE ts < (SELECT to_timestamp((bucket + 1)::float8) FROM sec) ${typeFilter}
+        WHERE ts < (SELECT to_timestamp((bucket + 1)::float8) FROM sec)
+          AND ts >= (SELECT at FROM kept) ${typeFilter}
         ORDER BY ts DESC, id DESC
         LIMIT ${size} OFFSET (SELECT ${offset}::int8 - before FROM sec)`;
   const rows = await sql<PageRow[]>`
-    WITH pending AS MATERIALIZED (
+    WITH kept AS MATERIALIZED (
+      SELECT at, s, floor(s / 86400.0)::int8 AS day FROM (
+        SELECT kept_from AS at,
+               CASE WHEN isfinite(kept_from) THEN floor(extract(epoch FROM kept_from))::int8
+                    ELSE ${KEEP_ALL_SECONDS}::int8 END AS s
+        FROM event_retention
+      ) k
+    ), pending AS MATERIALIZED (
       SELECT u.s, floor(u.s / 3600.0)::bigint AS hour, floor(u.s / 86400.0)::bigint AS day,
              sum(u.n) AS n
       FROM event_count_deltas x, unnest(x.event_types, x.seconds, x.counts) AS u(event_type, s, n)
-      ${pendingFilter}
+      WHERE u.s >= (SELECT s FROM kept) ${pendingFilter}
       GROUP BY u.s
     ), days AS (
       SELECT bucket, n FROM event_counts WHERE event_type = ${scope} AND granularity = 'd'
+        AND bucket >= (SELECT day FROM kept)
       UNION ALL SELECT day, n FROM pending
     ), total AS (
       SELECT coalesce(sum(n), 0)::int8 AS total FROM days

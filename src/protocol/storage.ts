@@ -10,6 +10,7 @@ import type { PendingNotification } from '../domain/rules/pending-notification.t
 import type { ContactPoint, ContactPointFields } from '../domain/contact-points/contact-point.ts';
 import type { EventPage, EventRecord, NewEvent } from '../domain/event.ts';
 import type { KeyLookup, NewestEvents } from '../domain/metrics/state/last-event-times.ts';
+import type { MaintenanceDone } from '../domain/event-partitions.ts';
 import type { InsertOutcome } from '../domain/idempotency.ts';
 import type { BackfillRequest } from '../domain/rules/anomaly/anomaly-rules.ts';
 import type {
@@ -73,6 +74,24 @@ export interface StorageHandlers {
   }): Promise<Result<PatternReplay, DbFailure>>;
   /** Deletes at most `limit` idempotency keys stored before `before` (epoch ms); answers how many. */
   pruneIdempotencyKeys(input: {
+    readonly before: number;
+    readonly limit: number;
+  }): Promise<Result<number, DbFailure>>;
+  /**
+   * Retention (issue 23): creates the partitions of events due at `now` and drops those older than
+   * `retentionDays` (null: keeps everything); event-partitions.ts plans which.
+   */
+  maintainEventPartitions(input: {
+    readonly now: number;
+    readonly retentionDays: number | null;
+  }): Promise<Result<MaintenanceDone, DbFailure>>;
+  /** Deletes at most `limit` count rows of time no longer kept; answers how many. */
+  pruneEventCounts(input: { readonly limit: number }): Promise<Result<number, DbFailure>>;
+  /**
+   * Deletes at most `limit` RESOLVED alerts resolved before `before` (epoch ms), with the digests
+   * no alert names any more; answers how many alerts.
+   */
+  pruneAlerts(input: {
     readonly before: number;
     readonly limit: number;
   }): Promise<Result<number, DbFailure>>;

@@ -2,43 +2,15 @@
 // URLs, headers and recipients in notificationConfig, end up naming contact points that hold those
 // settings; their notificationConfig keeps only what a rule may still set, so nothing configured is
 // lost and every migrated rule passes today's validation.
-import { randomBytes } from 'node:crypto';
-import { readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { runner } from 'node-pg-migrate';
-import postgres from 'postgres';
 import t from 'tap';
 import { migrateUp } from '../../src/db/migrate.ts';
 import { notificationConfigErrors } from '../../src/domain/rules/notification-config.ts';
 import { createLogger } from '../../src/log.ts';
-import { testDatabaseUrl, withMigrationGate } from '../support/database.ts';
+import { createDatabaseBefore, withMigrationGate } from '../support/database.ts';
 import { storeLegacyNotifyingRule } from '../support/legacy-rules.ts';
 
-const MIGRATION = '1763840000005_contact-points.ts';
-const dir = fileURLToPath(new URL('../../migrations', import.meta.url));
-const url = testDatabaseUrl();
-const schema = `t_${randomBytes(6).toString('hex')}`;
-const sql = postgres(url, { max: 2, onnotice: () => {}, connection: { search_path: schema } });
-t.teardown(async () => {
-  await sql.unsafe(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  await sql.end({ timeout: 5 });
-});
-
 // The schema as it was before this migration: every earlier one applied.
-const earlier = readdirSync(dir).filter((f) => f.endsWith('.ts') && f < MIGRATION).length;
-await withMigrationGate(url, () =>
-  runner({
-    databaseUrl: url,
-    dir,
-    direction: 'up',
-    count: earlier,
-    migrationsTable: 'pgmigrations',
-    schema,
-    createSchema: true,
-    checkOrder: true,
-    log: () => {},
-  }),
-);
+const { url, schema, sql } = await createDatabaseBefore(t, '1763840000005_contact-points.ts');
 
 const hook = {
   url: 'https://hooks.example.com/vigil',

@@ -3,6 +3,9 @@
  * at teardown, so tap can run files in parallel.
  */
 import { randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { runner } from 'node-pg-migrate';
 import postgres from 'postgres';
 import { migrateUp } from '../../src/db/migrate.ts';
 import { createLogger } from '../../src/log.ts';
@@ -56,5 +59,39 @@ export async function createTestDatabase(
     await sql.unsafe(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
     await sql.end({ timeout: 5 });
   });
+  return { url, schema, sql };
+}
+
+/**
+ * A fresh schema as it was just before `migration` (a file name in migrations/): every earlier
+ * migration applied, so a test can store rows of the old shape; `migrateUp` on it then applies
+ * the rest. Dropped at teardown.
+ */
+export async function createDatabaseBefore(
+  t: Teardown,
+  migration: string,
+  url: string = testDatabaseUrl(),
+): Promise<TestDatabase> {
+  const dir = fileURLToPath(new URL('../../migrations', import.meta.url));
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const sql = postgres(url, { max: 2, onnotice: () => {}, connection: { search_path: schema } });
+  t.teardown(async () => {
+    await sql.unsafe(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await sql.end({ timeout: 5 });
+  });
+  const earlier = readdirSync(dir).filter((f) => f.endsWith('.ts') && f < migration).length;
+  await withMigrationGate(url, () =>
+    runner({
+      databaseUrl: url,
+      dir,
+      direction: 'up',
+      count: earlier,
+      migrationsTable: 'pgmigrations',
+      schema,
+      createSchema: true,
+      checkOrder: true,
+      log: () => {},
+    }),
+  );
   return { url, schema, sql };
 }
