@@ -23,14 +23,14 @@ import {
 } from '../../test/support/service-process.ts';
 
 /** VIGIL_ROOT benches another copy of the service (a scratch experiment, another checkout). */
-const SERVICE_ROOT = path.resolve(ROOT, process.env.VIGIL_ROOT ?? '.');
+export const SERVICE_ROOT = path.resolve(ROOT, process.env.VIGIL_ROOT ?? '.');
 
 /**
  * Benches measure what `npm start` runs: the compiled build, built here once per bench. A copy
  * without a build configuration (an older checkout under VIGIL_ROOT) runs its sources through tsx.
  */
 let built: Promise<boolean> | null = null;
-function buildOnce(): Promise<boolean> {
+export function buildService(): Promise<boolean> {
   built ??= Promise.resolve().then(() => {
     if (!existsSync(path.join(SERVICE_ROOT, 'tsconfig.build.json'))) {
       process.stderr.write(
@@ -108,7 +108,7 @@ async function benchDatabase(): Promise<RunDatabase> {
 }
 
 export async function startService(options: BenchServiceOptions = {}): Promise<BenchService> {
-  const compiled = await buildOnce();
+  const compiled = await buildService();
   const db = await benchDatabase();
   const embedded = db.kind === 'embedded';
   const launch = (profileDir: string | undefined): Promise<ServerProcess> =>
