@@ -160,8 +160,20 @@ async function byId(t: Assert, e: Sent, found: boolean): Promise<void> {
 const firstOf = (day: number): Sent => sent.find((e) => e.ts >= day && e.ts < day + DAY_MS) as Sent;
 const lateOne = sent[0] as Sent;
 
-/** One run of the job at `at`, waited for through what it leaves in the tables. */
+/** Pending page counts: the storage worker folds them into event_counts within about a second. */
+const pendingCounts = async (): Promise<number> => {
+  const [row] = await svc.db.sql<{ n: number }[]>`
+    SELECT count(*)::int4 AS n FROM event_count_deltas`;
+  return row?.n ?? 0;
+};
+
+/**
+ * One run of the job at `at`, waited for through what it leaves in the tables. It starts once the
+ * sent events' counts are folded: a fold landing after the prune writes the dropped day's count
+ * rows again, for the next run to prune (readers leave them out meanwhile).
+ */
 async function runAt(at: number, gone: string): Promise<void> {
+  await until('pending counts folded', async () => (await pendingCounts()) === 0);
   clock = at;
   fire();
   await until(`${gone} dropped and counts pruned`, async () => {
