@@ -1,5 +1,6 @@
 // Three instances on one PostgreSQL and a private NATS server: 30,000 events posted round-robin
-// over the three, and GET /api/v1/metrics on every instance then counts all of them, once.
+// over the three, and GET /api/v1/metrics on every instance then counts all of them, once. A key
+// revoked through one instance is refused by all three.
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import t from 'tap';
 import { keyHeaders } from '../support/keys.ts';
@@ -41,6 +42,39 @@ await clusterTestFile(3, async (cluster) => {
       return rows[0]?.n === '0' ? null : `${rows[0]?.n} rows left`;
     });
     t.comment(`outbox rows right after convergence: ${outbox[0]?.n}`);
+  });
+
+  await t.test('a key revoked through one instance is refused by every instance', async (t) => {
+    const [first, second] = instances;
+    if (first === undefined || second === undefined) throw new Error('no instance');
+    const made = await fetch(`${first.url}/api/v1/keys`, {
+      method: 'POST',
+      headers: { ...keyHeaders(), 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'revoked-everywhere', scope: 'read' }),
+    });
+    t.equal(made.status, 201, 'created on instance 0');
+    const { id, key } = (await made.json()) as { id: number; key: string };
+    const statusOn = async (proc: ServerProcess): Promise<number> => {
+      const res = await fetch(`${proc.url}/api/v1/metrics`, { headers: keyHeaders(key) });
+      await res.arrayBuffer();
+      return res.status;
+    };
+    // Each instance reloads its keys from PostgreSQL every second: the new key works everywhere.
+    await waitUntil('the new key works on every instance', async () => {
+      const statuses = await Promise.all(instances.map(statusOn));
+      return statuses.every((s) => s === 200) ? null : `statuses ${statuses.join(', ')}`;
+    });
+    const revoked = await fetch(`${second.url}/api/v1/keys/${id}`, {
+      method: 'DELETE',
+      headers: keyHeaders(),
+    });
+    await revoked.arrayBuffer();
+    t.ok(revoked.status >= 200 && revoked.status < 300, 'revoked on instance 1');
+    await waitUntil('every instance refuses the revoked key', async () => {
+      const statuses = await Promise.all(instances.map(statusOn));
+      return statuses.every((s) => s === 401) ? null : `statuses ${statuses.join(', ')}`;
+    });
+    t.pass('instances 0, 1 and 2 answer 401 to it');
   });
 
   await t.test('GET /metrics (Prometheus) says the cluster view and who leads', async (t) => {
