@@ -8,8 +8,8 @@
  * deletes the published outbox rows once a second, relays rows left behind (its own after the
  * broker comes back, any instance's older than RELAY_AFTER_MS), settles failed batches, sends
  * the heartbeats (core NATS and PostgreSQL), counts peers' batches once each, and posts the
- * ClusterView to the front whenever it changes. Nothing here is on the ingest path: a 202 never
- * waits for the broker.
+ * ClusterView and the NatsLag (its publishing backlog, its consumer's) to the front whenever they
+ * change. Nothing here is on the ingest path: a 202 never waits for the broker.
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -35,6 +35,8 @@ import {
 } from '../src/domain/cluster/batch-seq.ts';
 import type { ClusterView } from '../src/domain/cluster/cluster-view.ts';
 import { ClusterMembership, type Heartbeat } from '../src/domain/cluster/membership.ts';
+import { natsLagOf, sameNatsLag, type NatsLag } from '../src/domain/cluster/nats-lag.ts';
+import { PublishBacklog } from '../src/domain/cluster/publish-backlog.ts';
 import { ReceivedBatches } from '../src/domain/cluster/received-batches.ts';
 import type { MetricEvent } from '../src/domain/event.ts';
 import { nameThisThread, THREAD_NAMES } from '../src/instrumentation/thread-name.ts';
@@ -115,6 +117,15 @@ const selfFrom = batchSeqOf(incarnation, 1);
 const membership = new ClusterMembership(self, incarnation);
 /** Batch numbers of this incarnation whose outcome is known (committed, or failed and settled). */
 const decided = new ReceivedBatches();
+/** Batch numbers of this incarnation decided and not yet acknowledged by JetStream. */
+const backlog = new PublishBacklog();
+/** The outbox rows of this incarnation a relay published: out of the backlog. */
+const acknowledgedRows = (rows: readonly OutboxRecord[]): void => {
+  for (const row of rows) {
+    if (row.instanceId === self && row.seq >= selfFrom)
+      backlog.acknowledged(positionOf(row.seq).number);
+  }
+};
 /** Published (acked) seqs whose outbox rows are still to delete. */
 let published: number[] = [];
 /** Failed batches, to settle: their row exists (committed after all) or an empty one is written. */
@@ -140,7 +151,10 @@ const onBatch = ({ msgId, payload }: StreamedBatch): void => {
     log.warn({ msgId }, 'a message on the batch stream without a batch id: skipped');
     return;
   }
-  if (membership.accept(id.instanceId, id.seq, Date.now()) !== 'new') return;
+  const acceptance = membership.accept(id.instanceId, id.seq, Date.now());
+  // An own batch back from the stream is in JetStream, whoever published it (a peer's relay too).
+  if (acceptance === 'own') backlog.acknowledged(positionOf(id.seq).number);
+  if (acceptance !== 'new') return;
   let events: MetricEvent[];
   try {
     events = decodeBatch(payload);
@@ -188,6 +202,7 @@ const publishOwn = (seq: number, payload: Uint8Array): void => {
     .publish(ownSubject, payload, messageIdOf(self, seq))
     .then(
       () => {
+        backlog.acknowledged(positionOf(seq).number);
         published.push(seq);
         if (published.length > MAX_PUBLISHED_PENDING) published.shift();
       },
@@ -200,10 +215,13 @@ const notices = new BroadcastChannel(data.channel);
 notices.onmessage = (message: unknown) => {
   const notice = (message as { data: BatchNotice }).data;
   switch (notice.type) {
-    case 'batch-committed':
-      decided.accept(positionOf(notice.seq).number);
+    case 'batch-committed': {
+      const { number } = positionOf(notice.seq);
+      decided.accept(number);
+      backlog.committed(number, Date.now());
       publishOwn(notice.seq, notice.payload);
       return;
+    }
     case 'batch-failed':
       failed.add(notice.seq);
       return;
@@ -235,12 +253,16 @@ async function settleFailed(): Promise<void> {
   if (failed.size === 0) return;
   const seqs = [...failed];
   await writeEmptyOutboxRows(sql, self, seqs);
+  const now = Date.now();
   for (const seq of seqs) {
     failed.delete(seq);
-    decided.accept(positionOf(seq).number);
+    const { number } = positionOf(seq);
+    decided.accept(number);
+    backlog.committed(number, now);
   }
   if (!link.connected()) return; // the relay publishes them later
   const acked = await publishRows(await outboxRows(sql, self, seqs));
+  acknowledgedRows(acked);
   for (const row of acked) published.push(row.seq);
 }
 
@@ -254,8 +276,10 @@ async function relayTurn(): Promise<void> {
     if (Date.now() - lastPrune > PRUNE_EVERY_MS) {
       lastPrune = Date.now();
       const pruned = await pruneOutbox(sql, OUTBOX_MAX_AGE_MS, 10_000);
-      if (pruned > 0)
+      if (pruned > 0) {
         log.warn({ pruned }, 'outbox rows older than 24 h dropped: no metrics window counts them');
+        backlog.forgetCommittedBefore(Date.now() - OUTBOX_MAX_AGE_MS);
+      }
     }
     if (!link.connected()) return;
     const ownAll = relayOwnAll;
@@ -265,6 +289,7 @@ async function relayTurn(): Promise<void> {
     let refused = false;
     const publishOrRetry = async (rows: readonly OutboxRecord[]): Promise<OutboxRecord[]> => {
       const acked = await publishRows(rows);
+      acknowledgedRows(acked);
       refused ||= acked.length < rows.length;
       return acked;
     };
@@ -292,6 +317,13 @@ const publishView = (view: ClusterView): void => {
   if (text === lastView) return;
   lastView = text;
   post({ type: 'view', view });
+};
+
+let lastLag: NatsLag | null = null;
+const publishLag = (lag: NatsLag): void => {
+  if (lastLag !== null && sameNatsLag(lag, lastLag)) return;
+  lastLag = lag;
+  post({ type: 'nats-lag', lag });
 };
 
 let beating = false;
@@ -322,7 +354,11 @@ async function beat(): Promise<void> {
   }
 }
 
-const beatTimer = setInterval(() => void beat(), BEAT_MS);
+const beatTimer = setInterval(() => {
+  // Apart from the beat, which may wait on a database that is down.
+  publishLag(natsLagOf(backlog, link.consumerPosition(), Date.now()));
+  void beat();
+}, BEAT_MS);
 const relayTimer = setInterval(() => void relayTurn(), RELAY_EVERY_MS);
 
 port.on('message', (command: ClusterCommand) => {

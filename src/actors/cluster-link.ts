@@ -9,6 +9,7 @@ import { Worker } from 'node:worker_threads';
 import { resolveIdentity } from '../cluster/identity.ts';
 import type { Config } from '../config.ts';
 import type { ClusterView } from '../domain/cluster/cluster-view.ts';
+import type { NatsLag } from '../domain/cluster/nats-lag.ts';
 import type { Logger } from '../log.ts';
 import type {
   ClusterCommand,
@@ -29,6 +30,8 @@ export interface RunningCluster {
   readonly storage: StorageClusterData;
   /** Called with the first view at once, then with each change. */
   onView(listener: (view: ClusterView) => void): void;
+  /** The cluster thread's last NatsLag (zeros until its first, a second after the start). */
+  natsLag(): NatsLag;
   /** After the storage pool closed: the last publishes land, then the thread ends. */
   stop(): Promise<void>;
 }
@@ -61,6 +64,12 @@ export async function startCluster(
   });
   let latest: ClusterView = { instances: [instanceId], complete: false };
   const listeners: ((view: ClusterView) => void)[] = [];
+  let lag: NatsLag = {
+    publishLagSeconds: 0,
+    publishPendingBatches: 0,
+    consumeLagSeconds: 0,
+    consumePendingMessages: 0,
+  };
   let stopped: (() => void) | null = null;
   let exited = false;
   const incarnation = await new Promise<number>((resolve, reject) => {
@@ -81,6 +90,9 @@ export async function startCluster(
         case 'view':
           latest = notice.view;
           for (const listener of listeners) listener(latest);
+          return;
+        case 'nats-lag':
+          lag = notice.lag;
           return;
         case 'stopped':
           stopped?.();
@@ -115,6 +127,7 @@ export async function startCluster(
       listeners.push(listener);
       listener(latest);
     },
+    natsLag: () => lag,
     async stop() {
       if (exited) return;
       const done = new Promise<void>((resolve) => (stopped = resolve));

@@ -17,6 +17,7 @@ import {
   type JetStreamManager,
   type OrderedConsumerOptions,
 } from '@nats-io/jetstream';
+import type { ConsumerPosition } from '../domain/cluster/nats-lag.ts';
 import type { Logger } from '../log.ts';
 
 /** The stream keeps batches this long: past the longest metrics window (24 h), with an hour to spare. */
@@ -86,6 +87,7 @@ export interface NatsLink {
   publish(subject: string, payload: Uint8Array, msgId: string): Promise<void>;
   /** Core NATS, no reply: lost while disconnected (the next one a second later says the same). */
   heartbeat(body: Uint8Array): void;
+  consumerPosition(): ConsumerPosition;
   /** Checks, when not caught up, whether the consumer has read to the stream's end. */
   checkCaughtUp(): Promise<void>;
   close(): Promise<void>;
@@ -101,6 +103,9 @@ export function startNatsLink(options: NatsLinkOptions): NatsLink {
   let closed = false;
   /** Stream sequence of the last message the consumer handed over (0: none yet). */
   let lastStreamSeq = 0;
+  /** msg.info of the last message handed over: kept as numbers, for consumerPosition(). */
+  let lastPending = 0;
+  let lastStoredAtMs = 0;
   let messages: ConsumerMessages | null = null;
   let heartbeats: Subscription | null = null;
 
@@ -149,9 +154,12 @@ export function startNatsLink(options: NatsLinkOptions): NatsLink {
         });
         for await (const m of messages) {
           lastStreamSeq = m.seq;
+          const { pending, timestampNanos } = m.info;
+          lastPending = pending;
+          lastStoredAtMs = timestampNanos / 1_000_000;
           const msgId = m.headers?.get('Nats-Msg-Id') ?? '';
           options.onBatch({ msgId, payload: m.data });
-          if (m.info.pending === 0) caughtUp = true;
+          if (pending === 0) caughtUp = true;
         }
       } catch (error) {
         if (!closed) log.warn({ err: error }, 'reading the batch stream failed; trying again');
@@ -243,6 +251,7 @@ export function startNatsLink(options: NatsLinkOptions): NatsLink {
     heartbeat(body) {
       if (nc !== null && isConnected) nc.publish(names.heartbeatSubject(options.instanceId), body);
     },
+    consumerPosition: () => ({ pending: lastPending, storedAtMs: lastStoredAtMs }),
     async checkCaughtUp() {
       if (caughtUp || jsm === null || !isConnected) return;
       const info = await jsm.streams.info(names.stream);

@@ -4,6 +4,7 @@
  * tells the front thread its ClusterView. Plain data only: everything here is cloned across threads.
  */
 import type { ClusterView } from '../domain/cluster/cluster-view.ts';
+import type { NatsLag } from '../domain/cluster/nats-lag.ts';
 
 /** What a storage worker needs to number its batches and write their outbox rows. */
 export interface StorageClusterData {
@@ -49,6 +50,7 @@ export type ClusterNotice =
   | { readonly type: 'ready'; readonly incarnation: number }
   | { readonly type: 'failed'; readonly message: string }
   | { readonly type: 'view'; readonly view: ClusterView }
+  | { readonly type: 'nats-lag'; readonly lag: NatsLag }
   | { readonly type: 'stopped' };
 
 /** Front -> cluster thread. */

@@ -1,12 +1,12 @@
 // Three instances on one PostgreSQL and a private NATS server: 30,000 events posted round-robin
 // over the three, and GET /api/v1/metrics on every instance then counts all of them, once. A key
 // revoked through one instance is refused by all three.
-import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import t from 'tap';
 import { keyHeaders } from '../support/keys.ts';
 import type { ServerProcess } from '../support/service-process.ts';
 import {
   convergedOn,
+  gaugesOf,
   postBatch,
   clusterTestFile,
   storedCount,
@@ -78,24 +78,14 @@ await clusterTestFile(3, async (cluster) => {
   });
 
   await t.test('GET /metrics (Prometheus) says the cluster view and who leads', async (t) => {
-    const gauges = async (proc: ServerProcess): Promise<Map<string, number>> => {
-      const res = await fetch(`${proc.url}/metrics`, { headers: keyHeaders() });
-      t.equal(res.status, 200);
-      const families = parsePrometheusTextFormat(await res.text());
-      return new Map(
-        families
-          .filter((f) => f.name.startsWith('vigil_cluster_') || f.name.startsWith('vigil_lease_'))
-          .map((f) => [f.name, Number((f.metrics[0] as { value: string }).value)]),
-      );
-    };
     // The lease may move while the scrapes run only if a leader dies: here exactly one leads.
     await waitUntil('exactly one instance leads', async () => {
-      const all = await Promise.all(instances.map(gauges));
+      const all = await Promise.all(instances.map(gaugesOf));
       const leaders = all.filter((g) => g.get('vigil_lease_holder') === 1);
       return leaders.length === 1 ? null : `${leaders.length} instances say they lead`;
     });
     for (const [i, proc] of instances.entries()) {
-      const g = await gauges(proc);
+      const g = await gaugesOf(proc);
       t.equal(g.get('vigil_cluster_instances'), ids.length, `instance ${i} counts every instance`);
       t.equal(g.get('vigil_cluster_view_complete'), 1, `instance ${i}: its view is complete`);
       t.equal(

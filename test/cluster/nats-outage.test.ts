@@ -1,16 +1,48 @@
 // The broker dies under ingest: every POST is still answered 202 and stored, every snapshot says
 // it is incomplete; the broker comes back on the same port and store, and every instance then
 // counts exactly what PostgreSQL holds (from the stream and the outboxes: nothing lost or doubled).
+// GET /metrics (Prometheus) follows it: every cluster-mode family of docs/prometheus.md exported,
+// the publish backlog growing while the broker is down and back to 0 with it, nothing left to read.
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
+import { docText } from '../support/doc-tables.ts';
+import type { ServerProcess } from '../support/service-process.ts';
 import {
   convergedOn,
+  gaugesOf,
   metricsOf,
   postBatch,
   clusterTestFile,
   storedCount,
   waitUntil,
 } from '../support/vigil-cluster.ts';
+
+/** The families of the cluster-mode section of docs/prometheus.md. */
+const clusterFamilies = [
+  ...new Set(
+    docText('docs/prometheus.md')
+      .split('## Cluster mode only')[1]
+      ?.match(/`vigil_\w+`/g),
+  ),
+].map((quoted) => quoted.slice(1, -1));
+
+const NATS_GAUGES = [
+  'vigil_nats_publish_pending_batches',
+  'vigil_nats_publish_lag_seconds',
+  'vigil_nats_consume_pending_messages',
+  'vigil_nats_consume_lag_seconds',
+];
+
+/** null when every instance's NATS gauges say 0: nothing left to publish or to read; else which. */
+async function natsSettled(procs: readonly ServerProcess[]): Promise<string | null> {
+  const all = await Promise.all(procs.map(gaugesOf));
+  const wrong = all.flatMap((gauges, i) =>
+    NATS_GAUGES.filter((name) => gauges.get(name) !== 0).map(
+      (name) => `#${i} ${name} ${gauges.get(name)}`,
+    ),
+  );
+  return wrong.length === 0 ? null : wrong.join('; ');
+}
 
 await clusterTestFile(3, async (cluster) => {
   const { instances, ids, nats } = cluster;
@@ -30,7 +62,17 @@ await clusterTestFile(3, async (cluster) => {
     await waitUntil('converged before the outage', () =>
       convergedOn(instances, tag, accepted, ids),
     );
-    t.pass();
+    t.ok(clusterFamilies.length >= 8, 'the cluster-mode table is found');
+    for (const [i, proc] of instances.entries()) {
+      const gauges = await gaugesOf(proc);
+      t.same(
+        clusterFamilies.filter((name) => !gauges.has(name)),
+        [],
+        `instance ${i} exports every cluster-mode family`,
+      );
+    }
+    await waitUntil('nothing left to publish or read', () => natsSettled(instances));
+    t.pass('every NATS gauge at 0 once converged');
   });
 
   await t.test('NATS killed for 10 s under ingest: every POST 202 and stored', async (t) => {
@@ -48,6 +90,33 @@ await clusterTestFile(3, async (cluster) => {
       instances.map(() => false),
       'every snapshot says it is incomplete',
     );
+    // Nothing reaches JetStream now: each instance's pending batches are exactly its outbox rows.
+    const publishGauges = async (): Promise<{ pending: number; lag: number; rows: number }[]> => {
+      const rows = await cluster.db.sql<{ id: string; n: string }[]>`
+        SELECT instance_id AS id, count(*) AS n FROM ingest_outbox GROUP BY instance_id`;
+      return Promise.all(
+        instances.map(async (proc, i) => {
+          const gauges = await gaugesOf(proc);
+          return {
+            pending: gauges.get('vigil_nats_publish_pending_batches') ?? -1,
+            lag: gauges.get('vigil_nats_publish_lag_seconds') ?? -1,
+            rows: Number(rows.find((row) => row.id === ids[i])?.n ?? 0),
+          };
+        }),
+      );
+    };
+    let down: { pending: number; lag: number; rows: number }[] = [];
+    await waitUntil('each pending count is its outbox, its lag above 0', async () => {
+      down = await publishGauges();
+      const ok = down.every((g) => g.rows > 0 && g.pending === g.rows && g.lag > 0);
+      return ok ? null : JSON.stringify(down);
+    });
+    t.pass(`pending batches and lag while down: ${JSON.stringify(down)}`);
+    await waitUntil('the publish lag grows while the broker stays down', async () => {
+      const now = await publishGauges();
+      return now.every((g, i) => g.lag > (down[i]?.lag ?? Infinity)) ? null : JSON.stringify(now);
+    });
+    t.pass('the publish lag grows with the clock');
   });
 
   await t.test('NATS back on the same port and store: converged exactly', async (t) => {
@@ -64,5 +133,9 @@ await clusterTestFile(3, async (cluster) => {
     // And stays so: nothing arrives twice later (a relay round, a consumer reset).
     await sleep(3_000);
     t.equal(await convergedOn(instances, tag, stored, ids), null, 'still exact 3 s later');
+    await waitUntil('the backlog published, the stream read to its end', () =>
+      natsSettled(instances),
+    );
+    t.pass('every NATS gauge back at 0');
   });
 });

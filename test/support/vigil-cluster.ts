@@ -8,6 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { testDatabaseUrl } from './database.ts';
 import { keyHeaders } from './keys.ts';
 import t from 'tap';
@@ -113,6 +114,24 @@ export async function metricsOf(proc: ServerProcess): Promise<ClusterSnapshot> {
   const res = await fetch(`${proc.url}/api/v1/metrics`, { headers: keyHeaders() });
   if (res.status !== 200) throw new Error(`GET /metrics on ${proc.url}: ${res.status}`);
   return (await res.json()) as ClusterSnapshot;
+}
+
+/**
+ * GET /metrics (Prometheus) of `proc`, parsed with the real parser: the value of each family with
+ * one sample and no label (the cluster-mode gauges among them), by name.
+ */
+export async function gaugesOf(proc: ServerProcess): Promise<Map<string, number>> {
+  const res = await fetch(`${proc.url}/metrics`, { headers: keyHeaders() });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`GET /metrics on ${proc.url}: ${res.status} ${text}`);
+  const gauges = new Map<string, number>();
+  for (const family of parsePrometheusTextFormat(text)) {
+    const sample = family.metrics[0];
+    if (family.metrics.length !== 1 || sample === undefined || !('value' in sample)) continue;
+    if (Object.keys(sample.labels ?? {}).length === 0)
+      gauges.set(family.name, Number(sample.value));
+  }
+  return gauges;
 }
 
 /** Posts `count` events in one batch request to `proc`; answers how many were accepted (202). */
