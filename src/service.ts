@@ -28,6 +28,7 @@ import { stompAuthenticator } from './auth/stomp-auth.ts';
 import { originPolicy } from './http/origins.ts';
 import { createRuleSync } from './alerting/rule-sync.ts';
 import { startLeadership, type Leadership } from './cluster/leadership.ts';
+import { watchMetricsResets } from './cluster/metrics-reset-watch.ts';
 import { registerClusterMetrics } from './cluster/cluster-metrics.ts';
 import {
   CLUSTER_RELOAD_MS,
@@ -244,6 +245,10 @@ async function startOn(
   if (leading !== null) started.push(() => leading.stop());
   // Alone: what a previous process stored and did not get to notify is sent now.
   else void alertSink.redeliver();
+  // Cluster mode: a reset made through any instance resets this one too (docs/cluster.md).
+  const metricsResets =
+    config.NATS_URL === undefined ? null : watchMetricsResets(pool, metrics, log);
+  if (metricsResets !== null) started.push(() => metricsResets.stop());
   const auth = await startAuthentication(config, pool, log);
   started.push(() => auth.stop());
   const gate = createRequestGate();
@@ -282,6 +287,7 @@ async function startOn(
     timeoutMs: config.DB_QUERY_TIMEOUT_MS,
     maxRules: config.MAX_RULES,
     metrics,
+    ...(metricsResets === null ? {} : { resetEverywhere: () => metricsResets.resetEverywhere() }),
     contactPoints,
     // The change is committed either way; a failed reload is logged and retried by ruleSync.
     onRuleChanged: (id) => ruleSync.changed(id),
@@ -348,6 +354,7 @@ async function startOn(
     // Evaluation stops before the last alerts are stored, so none arrives after the pool closed.
     ruleSync.stop();
     contactPoints.stop();
+    metricsResets?.stop();
     await metrics.stop();
     await alertSink.drain();
     // After the last fenced write; the lease is released, so another instance takes over at once.

@@ -28,6 +28,7 @@ import { batchSeqOf } from '../src/domain/cluster/batch-seq.ts';
 import { insertOutboxed } from '../src/db/outboxed-insert.ts';
 import type { BatchNotice, StorageClusterData } from '../src/protocol/cluster.ts';
 import * as leases from '../src/db/leases-repository.ts';
+import * as resets from '../src/db/metrics-resets-repository.ts';
 import { claimOutbox as claimNotifications } from '../src/db/notification-outbox-repository.ts';
 import type { RuleRecord } from '../src/domain/rules/rule.ts';
 import { replayEvents } from '../src/db/pattern-replay-repository.ts';
@@ -316,6 +317,12 @@ export const releaseLease: StorageHandlers['releaseLease'] = ({ name, holder }) 
 export const ruleChanges: StorageHandlers['ruleChanges'] = () =>
   guarded('ruleChanges', () => rules.ruleChangeSeq(sql));
 
+export const metricsResets: StorageHandlers['metricsResets'] = () =>
+  guarded('metricsResets', () => resets.metricsResetSeq(sql));
+
+export const countMetricsReset: StorageHandlers['countMetricsReset'] = () =>
+  guarded('countMetricsReset', () => resets.countMetricsReset(sql));
+
 export const recordDeliveries: StorageHandlers['recordDeliveries'] = ({ results }) =>
   guarded('recordDeliveries', async () => {
     await alerts.recordDeliveries(sql, results);
@@ -484,6 +491,8 @@ export const endSilence: StorageHandlers['endSilence'] = async ({ id, now }) => 
   takeLease,
   releaseLease,
   ruleChanges,
+  metricsResets,
+  countMetricsReset,
   recordDeliveries,
   getAlert,
   acknowledgeAlert,

@@ -163,6 +163,10 @@ export interface StorageHandlers {
   }): Promise<Result<true, DbFailure>>;
   /** The rule change counter (rules-repository.ts ruleChangeSeq). */
   ruleChanges(input: Record<string, never>): Promise<Result<number, DbFailure>>;
+  /** The metrics reset counter (metrics-resets-repository.ts): what it stands at. */
+  metricsResets(input: Record<string, never>): Promise<Result<number, DbFailure>>;
+  /** Moves the metrics reset counter on (a reset made here); answers the value it now holds. */
+  countMetricsReset(input: Record<string, never>): Promise<Result<number, DbFailure>>;
   getAlert(input: { readonly id: number }): Promise<Result<AlertRecord, DbFailure | 'NOT_FOUND'>>;
   /** The first acknowledgement stays: `changed` is false when the alert already had one. */
   acknowledgeAlert(input: {

@@ -1,14 +1,18 @@
 // Three instances on one PostgreSQL and a private NATS server: 30,000 events posted round-robin
 // over the three, and GET /api/v1/metrics on every instance then counts all of them, once. A key
-// revoked through one instance is refused by all three.
+// revoked through one instance is refused by all three. A reset on one instance then zeroes every
+// instance's metrics, and what follows is counted alike on all.
 import t from 'tap';
 import { keyHeaders } from '../support/keys.ts';
 import type { ServerProcess } from '../support/service-process.ts';
 import {
   convergedOn,
+  everyTotalIs,
   gaugesOf,
+  metricsOf,
   postBatch,
   clusterTestFile,
+  resetMetricsOn,
   storedCount,
   waitUntil,
 } from '../support/vigil-cluster.ts';
@@ -94,5 +98,25 @@ await clusterTestFile(3, async (cluster) => {
         'epoch 0 iff not leading',
       );
     }
+  });
+
+  await t.test('a reset on one instance resets every instance', async (t) => {
+    const [, taker] = instances;
+    if (taker === undefined) throw new Error('no instance');
+    t.ok((await metricsOf(taker)).summary.totalEvents > 0, 'the instances count events before');
+    await resetMetricsOn(taker);
+    t.equal((await metricsOf(taker)).summary.totalEvents, 0, 'the one that answered: at once');
+    // The others poll the reset counter in PostgreSQL.
+    await waitUntil('every instance counts nothing', () => everyTotalIs(instances, 0));
+    t.pass('every instance zeroed');
+    const after = 'after-reset';
+    const answers = await Promise.all(
+      instances.map((proc, i) => postBatch(proc, after, i * 300, 300)),
+    );
+    const accepted = answers.reduce((sum, n) => sum + n, 0);
+    await waitUntil('every instance counts the events since the reset', () =>
+      convergedOn(instances, after, accepted, ids),
+    );
+    t.equal(await everyTotalIs(instances, accepted), null, 'and nothing from before the reset');
   });
 });

@@ -3,10 +3,12 @@
 // epoch once expired (time moved by rewriting expires_at: the statement reads only the database's
 // clock), released; a transition written with an old epoch is refused and stores nothing; the
 // outbox: written with the transition, claimed by the next epoch, gone once delivered; the rule
-// change counter moves with the rules and not with their trigger counts.
+// change counter moves with the rules and not with their trigger counts; the metrics reset counter
+// moves by one per reset and answers the value each reset made it.
 import t from 'tap';
 import { recordDeliveries, recordTransitions } from '../../src/db/alerts-repository.ts';
 import { FencedError, readLease, releaseLease, takeLease } from '../../src/db/leases-repository.ts';
+import { countMetricsReset, metricsResetSeq } from '../../src/db/metrics-resets-repository.ts';
 import { claimOutbox } from '../../src/db/notification-outbox-repository.ts';
 import { deleteRule, ruleChangeSeq, setRuleStatus } from '../../src/db/rules-repository.ts';
 import { RULES_LEASE, type TransitionWriter } from '../../src/domain/cluster/leader-fence.ts';
@@ -194,4 +196,18 @@ void t.test('the rule change counter moves with what the evaluator reads', async
   t.equal(await ruleChangeSeq(sql), paused, 'not a trigger count (every alert)');
   await deleteRule(sql, rule.id);
   t.ok((await ruleChangeSeq(sql)) > paused, 'a delete');
+});
+
+void t.test('the metrics reset counter moves by one per reset', async (t) => {
+  const before = await metricsResetSeq(sql);
+  t.equal(before, 0, 'a new schema starts at 0');
+  const [first, second] = await Promise.all([countMetricsReset(sql), countMetricsReset(sql)]);
+  t.same(
+    [first, second].sort((a, b) => a - b),
+    [1, 2],
+    'two resets at once: each its own value',
+  );
+  t.equal(await metricsResetSeq(sql), 2, 'read back');
+  await newRule('not-a-reset');
+  t.equal(await metricsResetSeq(sql), 2, 'a rule change does not move it');
 });

@@ -3,16 +3,19 @@
 // counts exactly what PostgreSQL holds (from the stream and the outboxes: nothing lost or doubled).
 // GET /metrics (Prometheus) follows it: every cluster-mode family of docs/prometheus.md exported,
 // the publish backlog growing while the broker is down and back to 0 with it, nothing left to read.
+// A metrics reset made while the broker is down again still reaches every instance (PostgreSQL).
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { docText } from '../support/doc-tables.ts';
 import type { ServerProcess } from '../support/service-process.ts';
 import {
   convergedOn,
+  everyTotalIs,
   gaugesOf,
   metricsOf,
   postBatch,
   clusterTestFile,
+  resetMetricsOn,
   storedCount,
   waitUntil,
 } from '../support/vigil-cluster.ts';
@@ -137,5 +140,17 @@ await clusterTestFile(3, async (cluster) => {
       natsSettled(instances),
     );
     t.pass('every NATS gauge back at 0');
+  });
+
+  await t.test('NATS down: a reset on one instance resets every instance', async (t) => {
+    const taker = instances[2];
+    if (taker === undefined) throw new Error('no instance');
+    const stored = await storedCount(cluster.db, tag);
+    t.equal(await everyTotalIs(instances, stored), null, 'every instance counts the events before');
+    await nats.kill();
+    await resetMetricsOn(taker);
+    await waitUntil('every instance counts nothing', () => everyTotalIs(instances, 0));
+    t.pass('every instance zeroed through PostgreSQL while the broker was down');
+    await nats.restart();
   });
 });

@@ -211,3 +211,28 @@ export async function convergedOn(
     .filter((line) => line !== null);
   return wrong.length === 0 ? null : wrong.join('; ');
 }
+
+/** POST /api/v1/metrics/reset on `proc` with the admin key; throws unless it answers 200. */
+export async function resetMetricsOn(proc: ServerProcess): Promise<void> {
+  const res = await fetch(`${proc.url}/api/v1/metrics/reset`, {
+    method: 'POST',
+    headers: keyHeaders(),
+  });
+  const text = await res.text();
+  if (res.status !== 200)
+    throw new Error(`POST /metrics/reset on ${proc.url}: ${res.status} ${text}`);
+}
+
+/** null when every listed instance counts exactly `expected` events in all; else which do not. */
+export async function everyTotalIs(
+  procs: readonly ServerProcess[],
+  expected: number,
+): Promise<string | null> {
+  const seen = await Promise.all(procs.map((proc) => metricsOf(proc)));
+  const wrong = seen
+    .map(({ summary }, i) =>
+      summary.totalEvents === expected ? null : `#${i} counts ${summary.totalEvents}/${expected}`,
+    )
+    .filter((line) => line !== null);
+  return wrong.length === 0 ? null : wrong.join('; ');
+}

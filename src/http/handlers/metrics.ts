@@ -6,13 +6,16 @@
 import { Type } from '@sinclair/typebox';
 import type { MetricsActor } from '../../actors/metrics-actor-client.ts';
 import { MAX_HISTORY_MINUTES } from '../../domain/metrics/snapshot/history.ts';
-import { validationError } from '../../errors.ts';
+import { AppError, validationError } from '../../errors.ts';
+import type { DbFailure, Result } from '../../protocol/storage.ts';
 import { ErrorSchema } from '../../schemas/event-responses.ts';
 import type { Request, Route } from '../route-types.ts';
 import { POSITIVE_INT } from './rules.ts';
 
 export interface MetricsDeps {
   readonly metrics: MetricsActor;
+  /** Cluster mode: a reset resets every instance (metrics-reset-watch.ts); absent: this one. */
+  readonly resetEverywhere?: () => Promise<Result<true, DbFailure>>;
 }
 
 const VARY_HEADERS = { Vary: 'Accept-Encoding' };
@@ -94,11 +97,17 @@ export const metricsRoutes = (deps: MetricsDeps): Route[] => [
     scope: 'admin',
     body: 'none',
     doc: {
-      summary: 'Zero every in-memory metric; stored events are untouched',
+      summary:
+        'Zero every in-memory metric (in a cluster: every instance’s); stored events are untouched',
       responses: { 200: Type.Literal(RESET_MESSAGE), 500: ErrorSchema },
     },
     handle: async () => {
-      await deps.metrics.reset();
+      if (deps.resetEverywhere === undefined) await deps.metrics.reset();
+      else {
+        const result = await deps.resetEverywhere();
+        if (!result.ok)
+          throw new AppError('INTERNAL', `Failed to reset metrics: ${result.message}`);
+      }
       return { status: 200, body: RESET_MESSAGE };
     },
   },
