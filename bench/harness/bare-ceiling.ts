@@ -6,7 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import uWS from 'uWebSockets.js';
+import type uWS from 'uWebSockets.js';
+import { nativeUws } from '../../src/http/uws.ts';
 import { acceptsGzip } from '../../src/http/accept-encoding.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -80,7 +81,7 @@ const acking =
     });
   };
 
-const app = uWS.App();
+const app = nativeUws().App();
 app.get('/api/v1/events/health', (res) => {
   res.writeHeader('Content-Type', 'application/json').end('{"status":"UP"}');
 });
@@ -105,7 +106,7 @@ app.listen('127.0.0.1', port, (token) => {
     process.exit(1);
   }
   const stop = (): void => {
-    uWS.us_listen_socket_close(token);
+    nativeUws().us_listen_socket_close(token);
     process.exit(0);
   };
   process.on('SIGTERM', stop);

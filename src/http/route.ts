@@ -333,7 +333,7 @@ function decodeParams(
   const params: Record<string, string> = {};
   try {
     names.forEach((name, i) => {
-      params[name] = decodeURIComponent(req.getParameter(i));
+      params[name] = decodeURIComponent(req.getParameter(i) ?? '');
     });
   } catch {
     return null;

@@ -2,26 +2,20 @@
  * @module The uWS App (front thread): registers the route table, 405 with Allow for a known path
  * and another method, 404 for the rest; listens and closes the listen socket on shutdown.
  */
-import uWS from 'uWebSockets.js';
+import type uWS from 'uWebSockets.js';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { errorReply } from './error-response.ts';
 import { adapt, type AdapterContext } from './route.ts';
 import { send, type Exchange } from './reply.ts';
 import type { Method, Route } from './route-types.ts';
+import { nativeUws } from './uws.ts';
 
 export interface HttpServer {
   readonly app: uWS.TemplatedApp;
   readonly port: number;
   /** Stops accepting connections; open ones stay until they finish or close. */
   closeListener(): void;
-}
-
-/** uWS silently falls back to a slow JS build on an unsupported Node: refuse to run on it. */
-export function assertNativeUws(): void {
-  if (!uWS.App.toString().includes('[native code]')) {
-    throw new Error(`uWebSockets.js has no native build for Node ${process.version}; use Node 20`);
-  }
 }
 
 type Handler = (res: uWS.HttpResponse, req: uWS.HttpRequest) => void;
@@ -83,8 +77,7 @@ function corsPreflight(ctx: AdapterContext): Handler {
 }
 
 export function buildApp(routes: readonly Route[], ctx: AdapterContext): uWS.TemplatedApp {
-  assertNativeUws();
-  const app = uWS.App();
+  const app = nativeUws().App();
   const methodsByPath = new Map<string, Method[]>();
   for (const route of routes) {
     const handler = adapt(route, ctx);
@@ -133,8 +126,8 @@ export function listen(app: uWS.TemplatedApp, host: string, port: number): Promi
       }
       resolve({
         app,
-        port: uWS.us_socket_local_port(token),
-        closeListener: () => uWS.us_listen_socket_close(token),
+        port: nativeUws().us_socket_local_port(token),
+        closeListener: () => nativeUws().us_listen_socket_close(token),
       });
     });
   });

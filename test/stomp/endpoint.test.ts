@@ -1,6 +1,6 @@
 // The STOMP endpoint over real sockets: a uWS app on port 0, @stomp/stompjs and raw `ws` clients.
 import t from 'tap';
-import uWS from 'uWebSockets.js';
+import { nativeUws } from '../../src/http/uws.ts';
 import WebSocket from 'ws';
 import type { IMessage } from '@stomp/stompjs';
 import { createConnectionLimit } from '../../src/http/connection-limit.ts';
@@ -304,7 +304,7 @@ void t.test('options are validated', (t) => {
     log: { info: () => {}, warn: () => {} },
     currentMetricsJson: () => null,
   };
-  const app = uWS.App();
+  const app = nativeUws().App();
   t.throws(() => attachStomp(app, { ...base, softBufferBytes: 10, hardBufferBytes: 5 }), {
     name: 'TypeError',
     message: /softBufferBytes/,

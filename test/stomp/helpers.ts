@@ -1,6 +1,6 @@
 // Test support for the STOMP endpoint: a real uWS app on port 0, raw `ws` and @stomp/stompjs clients.
 // Runs in the tap test process (main thread).
-import uWS from 'uWebSockets.js';
+import { nativeUws } from '../../src/http/uws.ts';
 import WebSocket from 'ws';
 import { Client } from '@stomp/stompjs';
 import type { IFrame } from '@stomp/stompjs';
@@ -26,7 +26,7 @@ export interface TestServer {
 }
 
 export function startServer(overrides: Partial<StompEndpointOptions> = {}): Promise<TestServer> {
-  const app = uWS.App();
+  const app = nativeUws().App();
   const logs: LogLine[] = [];
   const state: { snapshot: string | null } = { snapshot: null };
   const endpoint = attachStomp(app, {
@@ -44,7 +44,7 @@ export function startServer(overrides: Partial<StompEndpointOptions> = {}): Prom
         reject(new Error('listen failed'));
         return;
       }
-      const port = uWS.us_socket_local_port(token);
+      const port = nativeUws().us_socket_local_port(token);
       resolve({
         port,
         endpoint,
@@ -58,7 +58,7 @@ export function startServer(overrides: Partial<StompEndpointOptions> = {}): Prom
         url: (path = '/ws') => `ws://127.0.0.1:${port}${path}`,
         stop: () => {
           endpoint.closeAll();
-          uWS.us_listen_socket_close(token);
+          nativeUws().us_listen_socket_close(token);
         },
       });
     });
