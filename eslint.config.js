@@ -86,7 +86,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/config.ts', 'src/main.ts', 'test/**', 'bench/**'],
+    files: ['src/config.ts', 'src/main.ts', 'test/**', 'bench/**', 'scripts/**'],
     rules: { 'no-restricted-properties': 'off' },
   },
   {

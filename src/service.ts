@@ -45,6 +45,7 @@ import { createIngestCounts } from './http/ingest-answers.ts';
 import { NotificationCounts } from './instrumentation/notification-counts.ts';
 import { createSelfMetrics } from './instrumentation/prometheus/self-metrics.ts';
 import { SERVICE_VERSION } from './version.ts';
+import { startupTimings, type StartupTimings } from './startup-timings.ts';
 
 /**
  * How long the storage threads may take to load and answer a first ping at start (their code is
@@ -81,17 +82,19 @@ export async function startService(
   log: Logger = createLogger(config.LOG_LEVEL, 'main'),
   hooks: ServiceHooks = {},
 ): Promise<RunningService> {
+  const timings = startupTimings();
   let embedded: EmbeddedDatabase | null = null;
   if (config.DATABASE_URL === undefined) {
     embedded = await startEmbeddedPostgres(config.VIGIL_DATA_DIR, config.EMBEDDED_PG_PORT, log);
   }
+  timings.lap('postgres');
   const databaseUrl = config.DATABASE_URL ?? (embedded as EmbeddedDatabase).url;
   // What start-up has started, undone newest first when a later step fails (a taken port, say):
   // an embedded PostgreSQL left behind would outlive the failed process.
   const started: (() => Promise<void> | void)[] = [];
   if (embedded !== null) started.push(() => embedded.stop());
   try {
-    return await startOn(config, log, databaseUrl, started, embedded, hooks);
+    return await startOn(config, log, databaseUrl, started, embedded, hooks, timings);
   } catch (error) {
     for (const undo of started.reverse()) {
       try {
@@ -112,8 +115,13 @@ async function startOn(
   started: (() => Promise<void> | void)[],
   embedded: EmbeddedDatabase | null,
   hooks: ServiceHooks,
+  timings: StartupTimings,
 ): Promise<RunningService> {
+  // Compressed on libuv's threads while the rest starts; awaited before the routes are served.
+  const dashboardLoad = loadDashboard();
+  dashboardLoad.catch(() => undefined); // awaited below, unless an earlier step fails
   await migrateUp(databaseUrl, config.DATABASE_SCHEMA, log);
+  timings.lap('migrations');
 
   const metricsChannel = `vigil-metrics-${randomUUID()}`;
   // The actor listens before any storage worker can post a committed batch.
@@ -178,6 +186,7 @@ async function startOn(
   });
   const notStarted = await pool.started(STORAGE_START_DEADLINE_MS);
   if (notStarted !== null) throw new Error(`the storage workers did not start: ${notStarted}`);
+  timings.lap('threads');
   const pruner = startIdempotencyPruner(pool, {
     windowHours: config.IDEMPOTENCY_WINDOW_HOURS,
     log,
@@ -315,9 +324,11 @@ async function startOn(
     keys: auth.store,
     origins,
   });
-  const dashboard = loadDashboard();
+  timings.skip();
+  const dashboard = await dashboardLoad;
   if (!dashboard.built) log.warn('the dashboard is not built (npm run build): / explains');
   serveDashboard(app, dashboard, log);
+  timings.lap('assets');
   const stomp = attachStomp(app, {
     serverVersion: SERVICE_VERSION,
     connections,
@@ -338,7 +349,8 @@ async function startOn(
   );
   started.push(() => broadcastTimers.clearInterval(broadcast));
   const server = await listen(app, config.HOST, config.PORT);
-  log.info({ port: server.port, host: config.HOST }, 'vigil listening');
+  // How long start-up took, and where the time went (docs/benchmarks.md: start-up).
+  log.info({ port: server.port, host: config.HOST, ...timings.report() }, 'vigil listening');
 
   let stopping: Promise<void> | null = null;
   const stop = async (): Promise<void> => {

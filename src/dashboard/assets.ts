@@ -7,7 +7,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { brotliCompress, constants, gzip } from 'node:zlib';
 import { pageFiles, VENDOR_FILES, type AssetFile } from './asset-files.ts';
 import { indexPage } from './index-page.ts';
 
@@ -51,28 +52,36 @@ const withoutSourceMap = (text: string): string =>
 const hashOf = (body: Buffer): string =>
   createHash('sha256').update(body).digest('base64url').slice(0, 22);
 
-export function encodeAsset(
+const gzipAsync = promisify(gzip);
+const brotliAsync = promisify(brotliCompress);
+
+/**
+ * Asynchronous: the compression (brotli at its best, a second or two of CPU for all files) runs on
+ * libuv's thread pool, while start-up goes on with PostgreSQL, migrations and threads.
+ */
+export async function encodeAsset(
   body: Buffer,
   type: string,
   cacheControl: string,
   headers: Readonly<Record<string, string>> = {},
-): Asset {
+): Promise<Asset> {
   const hash = hashOf(body);
+  const [gzipped, brotli] = await Promise.all([
+    gzipAsync(body, { level: 9 }),
+    brotliAsync(body, {
+      params: {
+        [constants.BROTLI_PARAM_QUALITY]: 11,
+        [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+      },
+    }),
+  ]);
   return {
     type,
     cacheControl,
     headers,
     identity: { body, etag: `"${hash}"` },
-    gzip: { body: gzipSync(body, { level: 9 }), etag: `"${hash}-gz"` },
-    br: {
-      body: brotliCompressSync(body, {
-        params: {
-          [constants.BROTLI_PARAM_QUALITY]: 11,
-          [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
-        },
-      }),
-      etag: `"${hash}-br"`,
-    },
+    gzip: { body: gzipped, etag: `"${hash}-gz"` },
+    br: { body: brotli, etag: `"${hash}-br"` },
   };
 }
 
@@ -87,8 +96,8 @@ function read(file: AssetFile): { urlPath: string; body: Buffer; type: string } 
   };
 }
 
-/** Reads and encodes every file (a few hundred KB, a second of CPU at most, once at start). */
-export function loadDashboard(pageDir?: string): Dashboard {
+/** Reads and encodes every file (a few hundred KB, once at start). */
+export async function loadDashboard(pageDir?: string): Promise<Dashboard> {
   const page = pageFiles(pageDir).map(read);
   const vendor = VENDOR_FILES.map(read);
   const all = [...page, ...vendor];
@@ -96,8 +105,10 @@ export function loadDashboard(pageDir?: string): Dashboard {
   for (const file of all) version.update(file.urlPath).update(file.body);
   const prefix = `/assets/${version.digest('hex').slice(0, 12)}/`;
   const assets = new Map<string, Asset>();
-  for (const file of all)
-    assets.set(prefix + file.urlPath, encodeAsset(file.body, file.type, IMMUTABLE));
+  const encoded = await Promise.all(
+    all.map((file) => encodeAsset(file.body, file.type, IMMUTABLE)),
+  );
+  all.forEach((file, i) => assets.set(prefix + file.urlPath, encoded[i] as Asset));
   const imports: Record<string, string> = {};
   for (const v of VENDOR_FILES) if (v.bare !== undefined) imports[v.bare] = prefix + v.urlPath;
   const built = page.some((file) => file.urlPath === ENTRY);
@@ -108,7 +119,7 @@ export function loadDashboard(pageDir?: string): Dashboard {
   });
   assets.set(
     '/',
-    encodeAsset(Buffer.from(index.html), TYPES['.html'] as string, 'no-cache', index.headers),
+    await encodeAsset(Buffer.from(index.html), TYPES['.html'] as string, 'no-cache', index.headers),
   );
   return { assets, built };
 }

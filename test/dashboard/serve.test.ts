@@ -133,7 +133,7 @@ t.test('the first view loads only this origin and weighs under 250 KB compressed
 });
 
 t.test('without a build, / says how to make one and loads no script', async (t) => {
-  const dashboard = loadDashboard('/nonexistent-dashboard-build');
+  const dashboard = await loadDashboard('/nonexistent-dashboard-build');
   t.equal(dashboard.built, false);
   const page = dashboard.assets.get('/')?.identity.body.toString() ?? '';
   t.match(page, 'npm run build');
