@@ -1,8 +1,10 @@
-# Vigil: compiled JavaScript on Node 20. The build stage compiles src, workers and migrations with
-# tsc (tsconfig.build.json); the image carries dist/ and the production dependencies only.
+# Vigil: compiled JavaScript on Node 24 (the active LTS) on Debian 13 (trixie), whose glibc 2.41
+# the uWebSockets.js build for Node 22 and later needs (>= 2.38; bookworm's 2.36 is too old).
+# The build stage compiles src, workers and migrations with tsc (tsconfig.build.json); the image
+# carries dist/ and the production dependencies only.
 # Set DATABASE_URL to use your own PostgreSQL; without it the embedded PostgreSQL keeps its data
 # in the /data volume.
-FROM node:20-bookworm-slim AS build
+FROM node:24-trixie-slim AS build
 WORKDIR /app
 RUN npm install -g npm@11
 COPY package.json package-lock.json ./
@@ -13,7 +15,7 @@ COPY workers ./workers
 COPY migrations ./migrations
 RUN npm run build
 
-FROM node:20-bookworm-slim
+FROM node:24-trixie-slim
 WORKDIR /app
 RUN npm install -g npm@11
 COPY package.json package-lock.json ./
