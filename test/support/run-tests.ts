@@ -39,6 +39,13 @@ const expand = (arg: string): string[] =>
 
 const tapArgs = process.argv.slice(2).flatMap(expand);
 const tap = spawn(path.resolve('node_modules/.bin/tap'), tapArgs, { stdio: 'inherit', env });
+// Ctrl-C: tap gets it too (same group) and ends; we live on to stop the embedded PostgreSQL, which
+// runs in a process group of its own (src/db/postgres-process.ts) and would otherwise outlive us.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (tap.exitCode === null) tap.kill(signal);
+  });
+}
 const code = await new Promise<number>((resolve) => {
   tap.on('exit', (status, signal) => resolve(status ?? (signal === null ? 1 : 1)));
 });
