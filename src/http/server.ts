@@ -29,6 +29,19 @@ const register: Record<
   DELETE: (app) => app.del.bind(app),
 };
 
+/** Methods answered 405 on a known path that lacks them (OPTIONS is the preflight's). */
+const OTHER_METHODS: readonly [
+  Method | 'HEAD' | 'PATCH',
+  (app: uWS.TemplatedApp) => (pattern: string, h: Handler) => uWS.TemplatedApp,
+][] = [
+  ['GET', (app) => app.get.bind(app)],
+  ['HEAD', (app) => app.head.bind(app)],
+  ['POST', (app) => app.post.bind(app)],
+  ['PUT', (app) => app.put.bind(app)],
+  ['DELETE', (app) => app.del.bind(app)],
+  ['PATCH', (app) => app.patch.bind(app)],
+];
+
 function answerNow(
   res: uWS.HttpResponse,
   req: uWS.HttpRequest,
@@ -90,7 +103,7 @@ export function buildApp(routes: readonly Route[], ctx: AdapterContext): uWS.Tem
   for (const [path, methods] of methodsByPath) {
     app.options(path, preflight);
     const allow = methods.join(', ');
-    app.any(path, (res, req) => {
+    const notAllowed: Handler = (res, req) => {
       const method = req.getCaseSensitiveMethod();
       answerNow(
         res,
@@ -103,7 +116,16 @@ export function buildApp(routes: readonly Route[], ctx: AdapterContext): uWS.Tem
         ),
         ctx.log,
       );
-    });
+    };
+    // Each common method too, not only ANY: from uWS 20.5x a method's own route beats ANY on a
+    // more specific path, so GET /api/v1/rules/test would reach GET /api/v1/rules/:id (404).
+    for (const [method, add] of OTHER_METHODS) {
+      const served = method === 'HEAD' ? 'GET' : method;
+      if (!(methods as readonly string[]).includes(served)) {
+        add(app)(path, notAllowed);
+      }
+    }
+    app.any(path, notAllowed);
   }
   app.options('/*', preflight);
   app.any('/*', (res, req) => {
