@@ -23,7 +23,18 @@ export function currentRuntime(): UwsRuntime {
   };
 }
 
+/**
+ * Request line and headers, in bytes, past which uWS answers 431 itself (an HTML page, before any
+ * route). uWS 20.57 defaults to 4 KiB, which a long query or a large Authorization header passes;
+ * 20.30 let about 100 KiB through. 64 KiB keeps what worked working and bounds the buffering.
+ * uWS reads the variable once, when its binary loads; an operator's own value wins.
+ */
+const MAX_HEADERS_BYTES = '65536';
+
 function load(build: UwsBuild): Uws {
+  // eslint-disable-next-line no-restricted-properties -- uWS's own setting, read from the environment by its binary
+  const env = process.env;
+  env.UWS_HTTP_MAX_HEADERS_SIZE ??= MAX_HEADERS_BYTES;
   const main = require.resolve(build.package);
   const file = `uws_${process.platform}_${process.arch}_${process.versions.modules}.node`;
   return require(path.join(path.dirname(main), build.binaryDir, file)) as Uws;

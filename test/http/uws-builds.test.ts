@@ -1,6 +1,7 @@
 // Which native uWebSockets.js build the loader picks for a Node ABI and a glibc (pure), and that
 // the one picked for this very process loads as native code (never the JavaScript fallback).
 import t from 'tap';
+import type uWSTypes from 'uWebSockets.js';
 import {
   chooseUwsBuild,
   noUwsBuildMessage,
@@ -70,4 +71,21 @@ void t.test('this process: the chosen build loads, as native code', async (t) =>
   const uws = nativeUws();
   t.equal(loadedUwsBuild(), expected);
   t.match(uws.App.toString(), /\[native code\]/);
+});
+
+void t.test('a 30 KB request line reaches the routes on every build (not uWS 431)', async (t) => {
+  const uws = nativeUws();
+  const app = uws.App().any('/*', (res, req) => {
+    res.end(String(req.getUrl().length));
+  });
+  const token = await new Promise<uWSTypes.us_listen_socket>((resolve, reject) =>
+    app.listen('127.0.0.1', 0, (listen) =>
+      listen ? resolve(listen) : reject(new Error('listen')),
+    ),
+  );
+  t.teardown(() => uws.us_listen_socket_close(token));
+  const path = `/${'a'.repeat(30_000)}`;
+  const res = await fetch(`http://127.0.0.1:${uws.us_socket_local_port(token)}${path}`);
+  t.equal(res.status, 200);
+  t.equal(await res.text(), String(path.length));
 });

@@ -325,6 +325,10 @@ export async function runRawCases(
       const answers = parseResponses(data);
       const problems: string[] = [];
       for (const answer of answers) {
+        // uWS 20.57's own refusal of what is not HTTP/1.1 (a version it does not speak, HTTP/1.0
+        // included, a request line it cannot parse): a protocol answer, before any route runs.
+        // 20.30 closed those connections without an answer.
+        if (answer.status === 505 && answer.byServer) continue;
         if (answer.status >= 500) problems.push(`answered ${answer.status}`);
         else if (answer.status >= 400 && !answer.byServer) {
           problems.push(
