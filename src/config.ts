@@ -86,7 +86,21 @@ export const ConfigSchema = Type.Object({
     1,
     1000000,
     10000,
-    'Open WebSockets plus HTTP requests in progress; beyond it: 503.',
+    'HTTP requests in progress plus authenticated STOMP sessions; beyond it: 503.',
+  ),
+  // Sockets before an accepted STOMP CONNECT: a pool of their own, so that opening sockets
+  // without a key cannot take the places keyed requests need (issue 29).
+  MAX_UNAUTH_SOCKETS: Int(
+    1,
+    1000000,
+    512,
+    'WebSockets open without an accepted STOMP CONNECT (outside MAX_CONNECTIONS); beyond it: 503.',
+  ),
+  MAX_UNAUTH_SOCKETS_PER_IP: Int(
+    1,
+    1000000,
+    16,
+    'Of those, from one remote address (IPv4 address or IPv6 /64); beyond it: 429.',
   ),
   MAX_RULES: Int(1, 1000000, 10000, 'Most rules stored, archived ones included; beyond it: 422.'),
   MAX_BODY_BYTES: Int(1024, 67108864, 1048576, 'Largest request body; larger: 413.'),

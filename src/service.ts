@@ -16,6 +16,7 @@ import type { Config } from './config.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres.ts';
 import { migrateUp } from './db/migrate.ts';
 import { createConnectionLimit } from './http/connection-limit.ts';
+import { createUnauthenticatedPool } from './stomp/unauthenticated-pool.ts';
 import { loadDashboard } from './dashboard/assets.ts';
 import { serveDashboard } from './dashboard/serve.ts';
 import { buildApp, listen } from './http/server.ts';
@@ -321,6 +322,10 @@ async function startOn(
   const stomp = attachStomp(app, {
     serverVersion: SERVICE_VERSION,
     connections,
+    unauthenticated: createUnauthenticatedPool({
+      max: config.MAX_UNAUTH_SOCKETS,
+      maxPerAddress: config.MAX_UNAUTH_SOCKETS_PER_IP,
+    }),
     log,
     currentMetricsJson: () => metrics.snapshotJson(),
     originAllowed: (origin, host) => origins.allowed(origin, host),
