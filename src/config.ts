@@ -102,6 +102,12 @@ export const ConfigSchema = Type.Object({
     16,
     'Of those, from one remote address (IPv4 address or IPv6 /64); beyond it: 429.',
   ),
+  EVENTS_MAX_FUTURE_HOURS: Int(
+    1,
+    876000,
+    24,
+    'How far ahead of the server clock an event timestamp may be; beyond it: 400.',
+  ),
   MAX_RULES: Int(1, 1000000, 10000, 'Most rules stored, archived ones included; beyond it: 422.'),
   MAX_BODY_BYTES: Int(1024, 67108864, 1048576, 'Largest request body; larger: 413.'),
   BATCH_MAX_EVENTS: Int(1, 10000, 1000, 'Most events in one POST /api/v1/events/batch.'),

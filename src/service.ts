@@ -285,6 +285,7 @@ async function startOn(
     batcher,
     pool,
     batchMaxEvents: config.BATCH_MAX_EVENTS,
+    eventMaxFutureMs: config.EVENTS_MAX_FUTURE_HOURS * 3_600_000,
     timeoutMs: config.DB_QUERY_TIMEOUT_MS,
     maxRules: config.MAX_RULES,
     metrics,
