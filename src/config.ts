@@ -336,5 +336,13 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       `LEASE_RENEW_MS (${config.LEASE_RENEW_MS}) must be at most half of LEASE_TTL_MS (${config.LEASE_TTL_MS})`,
     ]);
   }
+  // `vgl_` marks the keys Vigil makes (scope and checksum): a bootstrap key shaped so would be
+  // refused as mistyped on every request. Its value is a secret: not quoted.
+  if (config.VIGIL_BOOTSTRAP_ADMIN_KEY?.startsWith('vgl_') === true) {
+    throw new ConfigError([
+      'VIGIL_BOOTSTRAP_ADMIN_KEY must not start with vgl_ (the prefix of the keys Vigil makes, ' +
+        'which carry a checksum): choose another value, e.g. `openssl rand -hex 32`',
+    ]);
+  }
   return Object.freeze(config);
 }
