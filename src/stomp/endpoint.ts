@@ -219,6 +219,8 @@ export function attachStomp(app: TemplatedApp, options: StompEndpointOptions): S
     ...(options.authenticate === undefined ? {} : { authenticate: options.authenticate }),
   };
   const sessions = new Set<Socket>();
+  /** The sockets holding an unauthenticated-pool place, oldest first (eviction scans these only). */
+  const pending = new Set<Socket>();
   let nextSessionId = 0;
   let accepting = true;
   let timer: NodeJS.Timeout | null = null;
@@ -321,7 +323,8 @@ export function attachStomp(app: TemplatedApp, options: StompEndpointOptions): S
   }
 
   /** An accepted CONNECT moves the socket from the unauthenticated pool to MAX_CONNECTIONS. */
-  function promote(seat: Seat): boolean {
+  function promote(ws: Socket, seat: Seat): boolean {
+    pending.delete(ws);
     unauthenticated.release(seat.address);
     if (!connections.tryTake()) {
       seat.holds = 'none';
@@ -331,7 +334,8 @@ export function attachStomp(app: TemplatedApp, options: StompEndpointOptions): S
     return true;
   }
 
-  function release(seat: Seat): void {
+  function release(ws: Socket, seat: Seat): void {
+    pending.delete(ws);
     if (seat.holds === 'unauthenticated') unauthenticated.release(seat.address);
     else if (seat.holds === 'connection') connections.release();
     seat.holds = 'none';
@@ -345,9 +349,8 @@ export function attachStomp(app: TemplatedApp, options: StompEndpointOptions): S
     let victim: Socket | null = null;
     let most = unauthenticated.held(address) + 1;
     // A Set iterates in insertion order: the first socket found of an address is its oldest.
-    for (const ws of sessions) {
+    for (const ws of pending) {
       const { seat } = ws.getUserData();
-      if (seat.holds !== 'unauthenticated') continue;
       const held = unauthenticated.held(seat.address);
       if (held > most) {
         victim = ws;
@@ -356,7 +359,7 @@ export function attachStomp(app: TemplatedApp, options: StompEndpointOptions): S
     }
     if (victim === null) return false;
     const { session, seat } = victim.getUserData();
-    release(seat);
+    release(victim, seat);
     log.info({ session: session.id }, 'stomp: closing a socket without CONNECT to make room');
     victim.end(CLOSE_TRY_AGAIN_LATER, 'too many sockets without CONNECT from this address');
     return true;
@@ -435,6 +438,7 @@ export function attachStomp(app: TemplatedApp, options: StompEndpointOptions): S
           return;
         }
         seat.holds = 'unauthenticated';
+        pending.add(ws);
         sessions.add(ws);
         startTimer();
       });
@@ -447,7 +451,7 @@ export function attachStomp(app: TemplatedApp, options: StompEndpointOptions): S
         // The decoder copies what it keeps: uWS neuters `message` when this callback returns.
         const actions = session.receive(new Uint8Array(message), now);
         if (session.state === 'connected' && seat.holds === 'unauthenticated') {
-          if (!promote(seat)) {
+          if (!promote(ws, seat)) {
             refuseConnected(ws, session);
             return;
           }
@@ -458,7 +462,7 @@ export function attachStomp(app: TemplatedApp, options: StompEndpointOptions): S
 
     close: (ws) => {
       guard('close', null, () => {
-        if (sessions.delete(ws)) release(ws.getUserData().seat);
+        if (sessions.delete(ws)) release(ws, ws.getUserData().seat);
         broadcaster.removeSocket(ws);
         ws.getUserData().session.markClosed();
         if (sessions.size === 0) stopTimer();
