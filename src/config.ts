@@ -99,7 +99,7 @@ export const ConfigSchema = Type.Object({
   MAX_UNAUTH_SOCKETS_PER_IP: Int(
     1,
     1000000,
-    16,
+    64,
     'Of those, from one remote address (IPv4 address or IPv6 /64); beyond it: 429.',
   ),
   EVENTS_MAX_FUTURE_HOURS: Int(
