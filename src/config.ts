@@ -86,7 +86,27 @@ export const ConfigSchema = Type.Object({
     1,
     1000000,
     10000,
-    'Open WebSockets plus HTTP requests in progress; beyond it: 503.',
+    'HTTP requests in progress plus authenticated STOMP sessions; beyond it: 503.',
+  ),
+  // Sockets before an accepted STOMP CONNECT: a pool of their own, so that opening sockets
+  // without a key cannot take the places keyed requests need (issue 29).
+  MAX_UNAUTH_SOCKETS: Int(
+    1,
+    1000000,
+    512,
+    'WebSockets open without an accepted STOMP CONNECT (outside MAX_CONNECTIONS); beyond it: 503.',
+  ),
+  MAX_UNAUTH_SOCKETS_PER_IP: Int(
+    1,
+    1000000,
+    64,
+    'Of those, from one remote address (IPv4 address or IPv6 /64); beyond it: 429.',
+  ),
+  EVENTS_MAX_FUTURE_HOURS: Int(
+    1,
+    876000,
+    24,
+    'How far ahead of the server clock an event timestamp may be; beyond it: 400.',
   ),
   MAX_RULES: Int(1, 1000000, 10000, 'Most rules stored, archived ones included; beyond it: 422.'),
   MAX_BODY_BYTES: Int(1024, 67108864, 1048576, 'Largest request body; larger: 413.'),
@@ -314,6 +334,14 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
   if (config.LEASE_RENEW_MS * 2 > config.LEASE_TTL_MS) {
     throw new ConfigError([
       `LEASE_RENEW_MS (${config.LEASE_RENEW_MS}) must be at most half of LEASE_TTL_MS (${config.LEASE_TTL_MS})`,
+    ]);
+  }
+  // `vgl_` marks the keys Vigil makes (scope and checksum): a bootstrap key shaped so would be
+  // refused as mistyped on every request. Its value is a secret: not quoted.
+  if (config.VIGIL_BOOTSTRAP_ADMIN_KEY?.startsWith('vgl_') === true) {
+    throw new ConfigError([
+      'VIGIL_BOOTSTRAP_ADMIN_KEY must not start with vgl_ (the prefix of the keys Vigil makes, ' +
+        'which carry a checksum): choose another value, e.g. `openssl rand -hex 32`',
     ]);
   }
   return Object.freeze(config);

@@ -16,6 +16,7 @@ import type { Config } from './config.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres.ts';
 import { migrateUp } from './db/migrate.ts';
 import { createConnectionLimit } from './http/connection-limit.ts';
+import { createUnauthenticatedPool } from './stomp/unauthenticated-pool.ts';
 import { loadDashboard } from './dashboard/assets.ts';
 import { serveDashboard } from './dashboard/serve.ts';
 import { buildApp, listen } from './http/server.ts';
@@ -284,6 +285,7 @@ async function startOn(
     batcher,
     pool,
     batchMaxEvents: config.BATCH_MAX_EVENTS,
+    eventMaxFutureMs: config.EVENTS_MAX_FUTURE_HOURS * 3_600_000,
     timeoutMs: config.DB_QUERY_TIMEOUT_MS,
     maxRules: config.MAX_RULES,
     metrics,
@@ -321,6 +323,10 @@ async function startOn(
   const stomp = attachStomp(app, {
     serverVersion: SERVICE_VERSION,
     connections,
+    unauthenticated: createUnauthenticatedPool({
+      max: config.MAX_UNAUTH_SOCKETS,
+      maxPerAddress: config.MAX_UNAUTH_SOCKETS_PER_IP,
+    }),
     log,
     currentMetricsJson: () => metrics.snapshotJson(),
     originAllowed: (origin, host) => origins.allowed(origin, host),

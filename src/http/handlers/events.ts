@@ -29,6 +29,8 @@ export interface EventDeps {
   readonly batcher: IngestBatcher;
   readonly pool: StoragePool;
   readonly batchMaxEvents: number;
+  /** How far ahead of the receive time an event's timestamp may be; default 24 h. */
+  readonly eventMaxFutureMs?: number;
   /** Where the ingest routes' answers are counted (GET /metrics); absent: not counted. */
   readonly ingestCounts?: IngestCounts;
 }
@@ -96,6 +98,7 @@ async function ingestOne(deps: EventDeps, req: Request): Promise<Reply> {
     req.receivedAt,
     mayHoldUnstorable(req.rawBody),
     producerOf(req.principal),
+    deps.eventMaxFutureMs,
   );
   if (!checked.ok) throw validationError(checked.errors);
   const refused = sourceRefusal(req.principal, checked.event.source);
@@ -139,7 +142,13 @@ async function ingestBatch(deps: EventDeps, req: Request): Promise<Reply> {
   const producer = producerOf(req.principal);
   const valid: NewEvent[] = [];
   const checks = items.map((item): EventCheck => {
-    const checked = checkEventRequest(item, req.receivedAt, unstorable, producer);
+    const checked = checkEventRequest(
+      item,
+      req.receivedAt,
+      unstorable,
+      producer,
+      deps.eventMaxFutureMs,
+    );
     if (!checked.ok) return checked;
     const refused = sourceRefusal(req.principal, checked.event.source);
     if (refused !== null) return { ok: false, errors: { source: refused } };
