@@ -11,11 +11,15 @@ import { startRetentionJob } from './actors/retention-job.ts';
 import { seedNewestEvents } from './actors/newest-events-seed.ts';
 import { backfillAnomalies } from './actors/anomaly-backfill.ts';
 import { startStoragePool } from './actors/storage-pool.ts';
+import { startReadsPool } from './actors/reads-pool.ts';
 import { startCluster } from './actors/cluster-link.ts';
 import type { Config } from './config.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres.ts';
 import { migrateUp } from './db/migrate.ts';
 import { createConnectionLimit } from './http/connection-limit.ts';
+import { pingDatabase } from './http/handlers/system.ts';
+import { createHealthCheck } from './http/health-check.ts';
+import { createReadSlots } from './http/read-slots.ts';
 import { loadDashboard } from './dashboard/assets.ts';
 import { serveDashboard } from './dashboard/serve.ts';
 import { buildApp, listen } from './http/server.ts';
@@ -176,6 +180,22 @@ async function startOn(
     writeTimeoutMs: config.DB_QUERY_TIMEOUT_MS,
     eventDetail: () => metrics.eventDetail(),
   });
+  // Expensive reads (rule-test replays, event pages) on threads, connections and a queue of their
+  // own: they can neither wait for nor hold what ingest needs (docs/security.md, Limits).
+  const reads = startReadsPool({
+    threads: config.READS_WORKERS,
+    maxQueuedTasks: config.RULE_TEST_MAX_RUNNING + config.EVENT_PAGES_MAX_RUNNING,
+    closeTimeoutMs: config.SHUTDOWN_GRACE_MS,
+    timeoutMs: config.DB_QUERY_TIMEOUT_MS,
+    workerData: {
+      databaseUrl,
+      schema: config.DATABASE_SCHEMA,
+      connections: config.READS_CONNECTIONS_PER_WORKER,
+      queryTimeoutMs: config.DB_QUERY_TIMEOUT_MS,
+      logLevel: config.LOG_LEVEL,
+    },
+  });
+  started.push(() => reads.close());
   const notStarted = await pool.started(STORAGE_START_DEADLINE_MS);
   if (notStarted !== null) throw new Error(`the storage workers did not start: ${notStarted}`);
   const pruner = startIdempotencyPruner(pool, {
@@ -257,9 +277,23 @@ async function startOn(
     schema: config.DATABASE_SCHEMA,
     queryTimeoutMs: config.DB_QUERY_TIMEOUT_MS,
     logLevel: config.LOG_LEVEL,
-    maxRunning: config.BACKTEST_MAX_RUNNING,
     log,
   });
+  const slots = (
+    what: string,
+    total: `${'RULE_TEST' | 'EVENT_PAGES' | 'BACKTEST'}_MAX_RUNNING`,
+    perKey: `${'RULE_TEST' | 'EVENT_PAGES' | 'BACKTEST'}_MAX_PER_KEY`,
+    retryAfterSeconds: number,
+  ) =>
+    createReadSlots({
+      what,
+      total: config[total],
+      perKey: config[perKey],
+      reservedForAdmin: config.READS_ADMIN_RESERVED,
+      totalSetting: total,
+      perKeySetting: perKey,
+      retryAfterSeconds,
+    });
   started.push(() => backtests.stop());
   const ingestCounts = createIngestCounts();
   // GET /metrics (Prometheus). The cluster code adds its own with selfMetrics.register().
@@ -283,8 +317,21 @@ async function startOn(
     reloadKeys: () => auth.store?.reload() ?? Promise.resolve(),
     batcher,
     pool,
+    reads,
+    ruleTestSlots: slots(
+      'PATTERN rule tests with a replay',
+      'RULE_TEST_MAX_RUNNING',
+      'RULE_TEST_MAX_PER_KEY',
+      2,
+    ),
+    pageSlots: slots('event page reads', 'EVENT_PAGES_MAX_RUNNING', 'EVENT_PAGES_MAX_PER_KEY', 1),
+    backtestSlots: slots('backtests', 'BACKTEST_MAX_RUNNING', 'BACKTEST_MAX_PER_KEY', 5),
+    health: createHealthCheck({
+      probe: () => pingDatabase(pool, config.DB_QUERY_TIMEOUT_MS),
+      maxAgeMs: config.HEALTH_CACHE_MS,
+      now: () => performance.now(),
+    }),
     batchMaxEvents: config.BATCH_MAX_EVENTS,
-    timeoutMs: config.DB_QUERY_TIMEOUT_MS,
     maxRules: config.MAX_RULES,
     metrics,
     ...(metricsResets === null ? {} : { resetEverywhere: () => metricsResets.resetEverywhere() }),
@@ -360,6 +407,7 @@ async function startOn(
     // After the last fenced write; the lease is released, so another instance takes over at once.
     await leadership?.stop();
     await auth.stop();
+    await reads.close();
     await pool.close();
     // After the pool: the last committed batches are published (or left to the relay).
     await cluster?.stop();

@@ -271,3 +271,16 @@ export interface StorageWorkerData {
   /** Cluster mode (NATS_URL set): each batch gets a number and an outbox row. Absent: one instance. */
   readonly cluster?: StorageClusterData;
 }
+
+/**
+ * The reads pool's handlers (workers/reads.worker.ts): the expensive reads a client can ask for,
+ * on connections and a queue apart from ingest's (docs/security.md), with the same shapes.
+ */
+export type ReadHandlers = Pick<StorageHandlers, 'replayPattern' | 'listEvents'>;
+export type ReadOperation = keyof ReadHandlers;
+
+/** What every reads worker receives in workerData. */
+export type ReadsWorkerData = Pick<
+  StorageWorkerData,
+  'databaseUrl' | 'schema' | 'connections' | 'queryTimeoutMs' | 'logLevel'
+>;

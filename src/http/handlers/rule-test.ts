@@ -3,7 +3,9 @@
  * by the metrics actor against the live metrics with the evaluator's own code. Nothing is stored.
  */
 import type { MetricsActor } from '../../actors/metrics-actor-client.ts';
+import type { ReadsPool } from '../../actors/reads-pool.ts';
 import type { StoragePool } from '../../actors/storage-pool.ts';
+import type { Principal } from '../../auth/principal.ts';
 import {
   missingContactPoints,
   withContactPointWarnings,
@@ -16,6 +18,7 @@ import { validationError } from '../../errors.ts';
 import type { ContactPointLookup } from '../../notify/deliver.ts';
 import { ErrorSchema } from '../../schemas/event-responses.ts';
 import { checkRuleBody, RuleTestBody } from '../../schemas/rule.ts';
+import { inSlot, type ReadSlots } from '../read-slots.ts';
 import type { Reply } from '../reply.ts';
 import type { Request, Route } from '../route-types.ts';
 import { loadRule, ruleIdOf } from './rules.ts';
@@ -23,14 +26,22 @@ import { Type } from '@sinclair/typebox';
 
 export interface RuleTestDeps {
   readonly pool: StoragePool;
+  /** Where the replay runs: connections and a queue apart from ingest's. */
+  readonly reads: ReadsPool;
+  /** RULE_TEST_MAX_RUNNING and RULE_TEST_MAX_PER_KEY: replays at once. */
+  readonly ruleTestSlots: ReadSlots;
   readonly metrics: MetricsActor;
   /** Where the rule's channel entries would deliver: an entry without one is a warning. */
   readonly contactPoints: ContactPointLookup;
 }
 
 /** The actor's result, plus the channel entries no contact point answers (front thread only). */
-async function tested(deps: RuleTestDeps, rule: RuleTestInput): Promise<Reply> {
-  const result = await withReplay(deps, rule, await deps.metrics.testRule(rule));
+async function tested(
+  deps: RuleTestDeps,
+  rule: RuleTestInput,
+  principal: Principal | null,
+): Promise<Reply> {
+  const result = await withReplay(deps, rule, principal, await deps.metrics.testRule(rule));
   const missing = missingContactPoints(rule.notificationChannels, (ref) =>
     deps.contactPoints.resolve(ref),
   );
@@ -39,18 +50,22 @@ async function tested(deps: RuleTestDeps, rule: RuleTestInput): Promise<Reply> {
 
 /**
  * A PATTERN rule that compiled: the last hour of stored events replayed through its matcher (in a
- * storage worker), for the simulation and the partitions it would have held.
+ * reads worker, in a slot of the caller's: 429/503 past RULE_TEST_MAX_*), for the simulation and
+ * the partitions it would have held.
  */
 async function withReplay(
   deps: RuleTestDeps,
   rule: RuleTestInput,
+  principal: Principal | null,
   result: RuleTestResult,
 ): Promise<RuleTestResult> {
   if (rule.ruleType !== 'PATTERN' || !result.success) return result;
   const checked = validateRuleConfig('PATTERN', rule.ruleConfig);
   if (!checked.ok) return result;
   const config = checked.config as PatternConfig;
-  const replay = await deps.pool.run('replayPattern', { config, now: Date.now() });
+  const replay = await inSlot(deps.ruleTestSlots, principal, (release) =>
+    deps.reads.run('replayPattern', { config, now: Date.now() }, release),
+  );
   if (!replay.ok)
     return {
       ...result,
@@ -62,11 +77,11 @@ async function withReplay(
 async function testUnsaved(deps: RuleTestDeps, req: Request): Promise<Reply> {
   const checked = checkRuleBody('test', req.body);
   if (!checked.ok) throw validationError(checked.errors);
-  return tested(deps, checked.value);
+  return tested(deps, checked.value, req.principal);
 }
 
 async function testStored(deps: RuleTestDeps, req: Request): Promise<Reply> {
-  return tested(deps, await loadRule(deps.pool, ruleIdOf(req)));
+  return tested(deps, await loadRule(deps.pool, ruleIdOf(req)), req.principal);
 }
 
 const Result = Type.Object(
@@ -83,7 +98,7 @@ export const ruleTestRoutes = (deps: RuleTestDeps): Route[] => [
     doc: {
       summary: 'Test an unsaved rule against the live metrics (a bad config is 200 success:false)',
       body: RuleTestBody,
-      responses: { 200: Result, 400: ErrorSchema },
+      responses: { 200: Result, 400: ErrorSchema, 429: ErrorSchema, 503: ErrorSchema },
     },
     handle: (req) => testUnsaved(deps, req),
   },
@@ -94,7 +109,13 @@ export const ruleTestRoutes = (deps: RuleTestDeps): Route[] => [
     body: 'none',
     doc: {
       summary: 'Test a stored rule; the rule is not modified',
-      responses: { 200: Result, 400: ErrorSchema, 404: ErrorSchema },
+      responses: {
+        200: Result,
+        400: ErrorSchema,
+        404: ErrorSchema,
+        429: ErrorSchema,
+        503: ErrorSchema,
+      },
     },
     handle: (req) => testStored(deps, req),
   },
