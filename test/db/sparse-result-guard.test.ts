@@ -1,13 +1,13 @@
 // The postgres.js 3.4.9 bug (porsager/postgres #1119, #1181) on a real PostgreSQL: a statement
 // that fails mid-stream leaves its row count on the connection, and the next query there resolves
 // with holes. The guard (src/db/sparse-result-guard.ts) keeps it from reaching the next caller.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { connect, type Sql } from '../../src/db/connect.ts';
 import { hasHoles, onGuardedConnection } from '../../src/db/sparse-result-guard.ts';
 import { testDatabaseUrl } from '../support/database.ts';
 
 /** One connection, so that the next query surely runs where the failed one did. */
-const oneConnection = (t: Tap.Test): Sql => {
+const oneConnection = (t: Test): Sql => {
   const sql = connect({ url: testDatabaseUrl(), schema: 'public', max: 1, queryTimeoutMs: 5000 });
   t.teardown(() => sql.end({ timeout: 1 }));
   return sql;
