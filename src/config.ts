@@ -121,13 +121,13 @@ export const ConfigSchema = Type.Object({
     1,
     16,
     1,
-    'Threads of the reads pool (rule-test replays, event pages): apart from the storage workers.',
+    'Threads of each reads pool (one replays PATTERN rule tests, one reads event pages): apart from the storage workers.',
   ),
   READS_CONNECTIONS_PER_WORKER: Int(
     1,
     32,
     4,
-    'PostgreSQL connections per reads thread, apart from those of the storage workers.',
+    'PostgreSQL connections per thread of each reads pool, apart from those of the storage workers.',
   ),
   RULE_TEST_MAX_RUNNING: Int(
     1,

@@ -180,22 +180,28 @@ async function startOn(
     writeTimeoutMs: config.DB_QUERY_TIMEOUT_MS,
     eventDetail: () => metrics.eventDetail(),
   });
-  // Expensive reads (rule-test replays, event pages) on threads, connections and a queue of their
-  // own: they can neither wait for nor hold what ingest needs (docs/security.md, Limits).
-  const reads = startReadsPool({
-    threads: config.READS_WORKERS,
-    maxQueuedTasks: config.RULE_TEST_MAX_RUNNING + config.EVENT_PAGES_MAX_RUNNING,
-    closeTimeoutMs: config.SHUTDOWN_GRACE_MS,
-    timeoutMs: config.DB_QUERY_TIMEOUT_MS,
-    workerData: {
-      databaseUrl,
-      schema: config.DATABASE_SCHEMA,
-      connections: config.READS_CONNECTIONS_PER_WORKER,
-      queryTimeoutMs: config.DB_QUERY_TIMEOUT_MS,
-      logLevel: config.LOG_LEVEL,
-    },
-  });
-  started.push(() => reads.close());
+  // Expensive reads on threads, connections and queues of their own, one pool for rule-test
+  // replays (CPU-heavy, lowest priority) and one for event pages: neither can wait for or hold what
+  // ingest needs, nor a replay delay a page (docs/security.md, Limits).
+  const readsPool = (background: boolean, maxQueuedTasks: number) =>
+    startReadsPool({
+      threads: config.READS_WORKERS,
+      maxQueuedTasks,
+      closeTimeoutMs: config.SHUTDOWN_GRACE_MS,
+      timeoutMs: config.DB_QUERY_TIMEOUT_MS,
+      workerData: {
+        databaseUrl,
+        schema: config.DATABASE_SCHEMA,
+        connections: config.READS_CONNECTIONS_PER_WORKER,
+        queryTimeoutMs: config.DB_QUERY_TIMEOUT_MS,
+        logLevel: config.LOG_LEVEL,
+        background,
+      },
+    });
+  const replays = readsPool(true, config.RULE_TEST_MAX_RUNNING);
+  started.push(() => replays.close());
+  const pages = readsPool(false, config.EVENT_PAGES_MAX_RUNNING);
+  started.push(() => pages.close());
   const notStarted = await pool.started(STORAGE_START_DEADLINE_MS);
   if (notStarted !== null) throw new Error(`the storage workers did not start: ${notStarted}`);
   const pruner = startIdempotencyPruner(pool, {
@@ -317,7 +323,8 @@ async function startOn(
     reloadKeys: () => auth.store?.reload() ?? Promise.resolve(),
     batcher,
     pool,
-    reads,
+    replays,
+    pages,
     ruleTestSlots: slots(
       'PATTERN rule tests with a replay',
       'RULE_TEST_MAX_RUNNING',
@@ -407,7 +414,7 @@ async function startOn(
     // After the last fenced write; the lease is released, so another instance takes over at once.
     await leadership?.stop();
     await auth.stop();
-    await reads.close();
+    await Promise.all([replays.close(), pages.close()]);
     await pool.close();
     // After the pool: the last committed batches are published (or left to the relay).
     await cluster?.stop();

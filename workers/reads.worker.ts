@@ -1,6 +1,6 @@
 /**
- * Reads worker (piscina thread of the reads pool): the expensive reads a client can ask for (a
- * PATTERN rule test's replay, event pages) on postgres.js connections of its own, so that a slow or
+ * Reads worker (piscina thread of a reads pool: one pool replays PATTERN rule tests, one reads
+ * event pages): the expensive reads a client can ask for, on postgres.js connections of its own, so that a slow or
  * failing read never holds a connection, a thread or a queue place that ingest needs. Each read
  * runs on a reserved connection that is cleaned after a failure (src/db/sparse-result-guard.ts).
  */
@@ -22,8 +22,9 @@ import type { DbFailure, ReadHandlers, ReadsWorkerData, Result } from '../src/pr
 
 const data = workerData as ReadsWorkerData;
 nameThisThread(THREAD_NAMES.reads);
-// Ingest and the live evaluation come first: a replay takes what CPU they leave.
-lowerThisThread();
+// Ingest and the live evaluation come first: a replay takes what CPU they leave. Event pages are
+// short and a client waits on each: their threads keep the process's priority.
+if (data.background) lowerThisThread();
 const log = createLogger(data.logLevel, `reads-${threadId}`);
 const sql = connect({
   url: data.databaseUrl,

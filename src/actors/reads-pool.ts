@@ -55,14 +55,17 @@ export function startReadsPool(options: ReadsPoolOptions): ReadsPool {
   return {
     async run(name, input, settled) {
       let timer: NodeJS.Timeout | undefined;
+      let handed = false;
       try {
         const task = pool.run(input, { name }) as Promise<never>;
+        handed = true;
         if (settled !== undefined) task.then(settled, settled);
         const deadline = new Promise<never>((resolve) => {
           timer = setTimeout(() => resolve(TIMED_OUT as never), options.timeoutMs);
         });
         return await Promise.race([task, deadline]);
       } catch (error) {
+        if (!handed) settled?.();
         if (error instanceof Error && error.message === 'Task queue is at limit') {
           throw new AppError('OVERLOADED', 'The reads queue is full, retry later', undefined, {
             'retry-after': '1',

@@ -280,7 +280,10 @@ export type ReadHandlers = Pick<StorageHandlers, 'replayPattern' | 'listEvents'>
 export type ReadOperation = keyof ReadHandlers;
 
 /** What every reads worker receives in workerData. */
-export type ReadsWorkerData = Pick<
+export interface ReadsWorkerData extends Pick<
   StorageWorkerData,
   'databaseUrl' | 'schema' | 'connections' | 'queryTimeoutMs' | 'logLevel'
->;
+> {
+  /** CPU-heavy reads (replays): the thread runs at the lowest priority, behind ingest. */
+  readonly background: boolean;
+}

@@ -30,8 +30,8 @@ import type { Request, Route } from '../route-types.ts';
 export interface EventDeps {
   readonly batcher: IngestBatcher;
   readonly pool: StoragePool;
-  /** Where event pages are read: connections and a queue apart from ingest's. */
-  readonly reads: ReadsPool;
+  /** Where event pages are read: threads, connections and a queue apart from ingest's. */
+  readonly pages: ReadsPool;
   /** EVENT_PAGES_MAX_RUNNING and EVENT_PAGES_MAX_PER_KEY: pages read at once. */
   readonly pageSlots: ReadSlots;
   readonly batchMaxEvents: number;
@@ -179,7 +179,7 @@ async function list(deps: EventDeps, req: Request, eventType: string | null): Pr
   const paging = parsePaging(req.query);
   if (!isPaging(paging)) throw validationError(paging);
   const result = await inSlot(deps.pageSlots, req.principal, (release) =>
-    deps.reads.run('listEvents', { eventType, ...paging }, release),
+    deps.pages.run('listEvents', { eventType, ...paging }, release),
   );
   if (!result.ok) throw failed(result.message);
   return { status: 200, body: toPage(result.value.rows, result.value.total, paging) };

@@ -18,7 +18,7 @@ import { validationError } from '../../errors.ts';
 import type { ContactPointLookup } from '../../notify/deliver.ts';
 import { ErrorSchema } from '../../schemas/event-responses.ts';
 import { checkRuleBody, RuleTestBody } from '../../schemas/rule.ts';
-import { inSlot, type ReadSlots } from '../read-slots.ts';
+import type { ReadSlots } from '../read-slots.ts';
 import type { Reply } from '../reply.ts';
 import type { Request, Route } from '../route-types.ts';
 import { loadRule, ruleIdOf } from './rules.ts';
@@ -26,8 +26,8 @@ import { Type } from '@sinclair/typebox';
 
 export interface RuleTestDeps {
   readonly pool: StoragePool;
-  /** Where the replay runs: connections and a queue apart from ingest's. */
-  readonly reads: ReadsPool;
+  /** Where replays run: threads, connections and a queue apart from ingest's. */
+  readonly replays: ReadsPool;
   /** RULE_TEST_MAX_RUNNING and RULE_TEST_MAX_PER_KEY: replays at once. */
   readonly ruleTestSlots: ReadSlots;
   readonly metrics: MetricsActor;
@@ -35,37 +35,45 @@ export interface RuleTestDeps {
   readonly contactPoints: ContactPointLookup;
 }
 
-/** The actor's result, plus the channel entries no contact point answers (front thread only). */
+/**
+ * The actor's result, plus the channel entries no contact point answers (front thread only). A
+ * PATTERN rule takes its replay slot first (429/503 past RULE_TEST_MAX_*), before any work is
+ * spent on it; the slot is given back when the replay has really ended, or at once if none ran.
+ */
 async function tested(
   deps: RuleTestDeps,
   rule: RuleTestInput,
   principal: Principal | null,
 ): Promise<Reply> {
-  const result = await withReplay(deps, rule, principal, await deps.metrics.testRule(rule));
-  const missing = missingContactPoints(rule.notificationChannels, (ref) =>
-    deps.contactPoints.resolve(ref),
-  );
-  return { status: 200, body: withContactPointWarnings(result, missing) };
+  const release = rule.ruleType === 'PATTERN' ? deps.ruleTestSlots.take(principal) : () => {};
+  const replay = { started: false, settled: release };
+  try {
+    const result = await withReplay(deps, rule, replay, await deps.metrics.testRule(rule));
+    const missing = missingContactPoints(rule.notificationChannels, (ref) =>
+      deps.contactPoints.resolve(ref),
+    );
+    return { status: 200, body: withContactPointWarnings(result, missing) };
+  } finally {
+    if (!replay.started) release();
+  }
 }
 
 /**
- * A PATTERN rule that compiled: the last hour of stored events replayed through its matcher (in a
- * reads worker, in a slot of the caller's: 429/503 past RULE_TEST_MAX_*), for the simulation and
- * the partitions it would have held.
+ * A PATTERN rule that compiled: the last hour of stored events replayed through its matcher (on
+ * the reads pool, apart from ingest), for the simulation and the partitions it would have held.
  */
 async function withReplay(
   deps: RuleTestDeps,
   rule: RuleTestInput,
-  principal: Principal | null,
+  slot: { started: boolean; readonly settled: () => void },
   result: RuleTestResult,
 ): Promise<RuleTestResult> {
   if (rule.ruleType !== 'PATTERN' || !result.success) return result;
   const checked = validateRuleConfig('PATTERN', rule.ruleConfig);
   if (!checked.ok) return result;
   const config = checked.config as PatternConfig;
-  const replay = await inSlot(deps.ruleTestSlots, principal, (release) =>
-    deps.reads.run('replayPattern', { config, now: Date.now() }, release),
-  );
+  slot.started = true;
+  const replay = await deps.replays.run('replayPattern', { config, now: Date.now() }, slot.settled);
   if (!replay.ok)
     return {
       ...result,
