@@ -142,7 +142,7 @@ void t.test('10 read keys replay and backtest at once while a producer ingests',
     if (a.status === 503) t.ok(refusedAsSaid(a, /BACKTEST_MAX_RUNNING=3/), a.body.message ?? '');
   }
   t.ok(backtests.filter((a) => a.status === 200).length <= 2, 'read keys held at most 2 of 3');
-  const [adminTest, adminBacktest] = admin as [Answer, Answer];
+  const [adminTest, adminBacktest] = admin;
   t.equal(adminTest.status, 200, 'the admin key still tests its rule');
   t.equal(adminBacktest.status, 200, 'and still gets its backtest');
   t.ok(
