@@ -183,12 +183,12 @@ async function startOn(
   // Expensive reads on threads, connections and queues of their own, one pool for rule-test
   // replays (CPU-heavy, lowest priority) and one for event pages: neither can wait for or hold what
   // ingest needs, nor a replay delay a page (docs/security.md, Limits).
-  const readsPool = (background: boolean, maxQueuedTasks: number) =>
+  const readsPool = (background: boolean, maxQueuedTasks: number, timeoutMs: number) =>
     startReadsPool({
       threads: config.READS_WORKERS,
       maxQueuedTasks,
       closeTimeoutMs: config.SHUTDOWN_GRACE_MS,
-      timeoutMs: config.DB_QUERY_TIMEOUT_MS,
+      timeoutMs,
       workerData: {
         databaseUrl,
         schema: config.DATABASE_SCHEMA,
@@ -198,9 +198,11 @@ async function startOn(
         background,
       },
     });
-  const replays = readsPool(true, config.RULE_TEST_MAX_RUNNING);
+  // A replay pauses between its pages (half its time, workers/reads.worker.ts): each page still
+  // has DB_QUERY_TIMEOUT_MS, the whole replay three times that.
+  const replays = readsPool(true, config.RULE_TEST_MAX_RUNNING, 3 * config.DB_QUERY_TIMEOUT_MS);
   started.push(() => replays.close());
-  const pages = readsPool(false, config.EVENT_PAGES_MAX_RUNNING);
+  const pages = readsPool(false, config.EVENT_PAGES_MAX_RUNNING, config.DB_QUERY_TIMEOUT_MS);
   started.push(() => pages.close());
   const notStarted = await pool.started(STORAGE_START_DEADLINE_MS);
   if (notStarted !== null) throw new Error(`the storage workers did not start: ${notStarted}`);

@@ -15,6 +15,7 @@ import {
   REPLAY_MAX_EVENTS,
   REPLAY_MINUTES,
 } from '../src/domain/rules/pattern/pattern-replay.ts';
+import type { DetailedMetricEvent } from '../src/domain/event.ts';
 import { nameThisThread, THREAD_NAMES } from '../src/instrumentation/thread-name.ts';
 import { lowerThisThread } from '../src/instrumentation/thread-priority.ts';
 import { createLogger } from '../src/log.ts';
@@ -47,13 +48,32 @@ async function guarded<T>(op: string, run: () => Promise<T>): Promise<Result<T, 
   }
 }
 
+/**
+ * Of a replay's time, the share it may work (reading a page, PostgreSQL producing it, matching it);
+ * the rest it pauses between pages. The lowest thread priority leaves ingest the CPU of this
+ * process, not that of PostgreSQL, which serves both: on two shared cores, replays working flat
+ * out took ingest p99 past 1.5x its value alone (docs/benchmarks.md, hostile reads).
+ */
+const REPLAY_DUTY = 0.5;
+
+/** A pause after each page, as long as the page took times (1 - duty) / duty. */
+function paced(duty: number): () => Promise<void> {
+  let since = performance.now();
+  return async () => {
+    const worked = performance.now() - since;
+    await new Promise((resolve) => setTimeout(resolve, (worked * (1 - duty)) / duty));
+    since = performance.now();
+  };
+}
+
 export const replayPattern: ReadHandlers['replayPattern'] = ({ config, now }) =>
   guarded('replayPattern', () =>
     onGuardedConnection(sql, async (connection) => {
       const replayer = new PatternReplayer(config);
       const from = now - REPLAY_MINUTES * 60_000;
       const input = { types: replayer.reads(), since: from, limit: REPLAY_MAX_EVENTS };
-      const read = await replayEvents(connection, input, (event) => replayer.observe(event));
+      const observe = (event: DetailedMetricEvent): void => replayer.observe(event);
+      const read = await replayEvents(connection, input, observe, paced(REPLAY_DUTY));
       return replayer.finish(from, now, read >= REPLAY_MAX_EVENTS);
     }),
   );
