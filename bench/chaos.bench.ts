@@ -455,7 +455,8 @@ async function readsSection(): Promise<void> {
   const seeded = intKnob('READS_SEEDED', 70_000);
   const phaseMs = intKnob('READS_PHASE_MS', 15_000);
   const rate = intKnob('READS_INGEST_RPS', 400);
-  const honourRetryAfter = intKnob('READS_HONOUR_RETRY_AFTER', 1) === 1;
+  // READS_IGNORE_RETRY_AFTER=1: the clients come back 50 ms after a refusal (a hostile client).
+  const honourRetryAfter = process.env.READS_IGNORE_RETRY_AFTER !== '1';
   heading(
     `Hostile reads: ingest at ${rate}/s alone, then with 10 read keys replaying PATTERN rule tests over ${num(seeded)} events (${phaseMs / 1000} s each; Retry-After ${honourRetryAfter ? 'honoured' : 'ignored'})`,
   );
