@@ -58,12 +58,10 @@ const events = new BroadcastChannel(data.metricsChannel);
 events.onmessage = (message: unknown) => {
   const msg = (message as { data: MetricsChannelMessage }).data;
   if (msg.type !== 'events-stored') return;
-  try {
-    aggregator.record(msg.events);
-    engine.observe(msg.events);
-  } catch (error) {
-    log.error({ err: error }, 'could not count a batch of stored events');
-  }
+  // Not caught: a batch that cannot be counted may have been counted in part, and the thread's
+  // supervisor (actors/metrics-actor-client.ts) restarts it from a clean state, the process intact.
+  aggregator.record(msg.events);
+  engine.observe(msg.events);
 };
 
 /**
