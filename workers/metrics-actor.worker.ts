@@ -65,11 +65,25 @@ const events = new BroadcastChannel(data.metricsChannel);
 events.onmessage = (message: unknown) => {
   const msg = (message as { data: MetricsChannelMessage }).data;
   if (msg.type !== 'events-stored') return;
+  // Not caught: a batch that cannot be counted may have been counted in part, and the thread's
+  // supervisor (actors/metrics-actor-client.ts) restarts it from a clean state, the process intact.
   aggregator.record(msg.events);
   engine.observe(msg.events);
 };
 
-const refresh = setInterval(publishSnapshot, data.refreshMs);
+/**
+ * A periodic job's failure is logged and the next period runs it again: an uncaught throw here
+ * would end the thread, and with it every count since the last restart.
+ */
+const everyPeriod = (job: () => void, what: string) => (): void => {
+  try {
+    job();
+  } catch (error) {
+    log.error({ err: error }, `${what} failed; the next period retries`);
+  }
+};
+
+const refresh = setInterval(everyPeriod(publishSnapshot, 'snapshot'), data.refreshMs);
 
 const tickTimer = new TickTimer(data.evaluationCpuStats);
 /**
@@ -139,7 +153,7 @@ const resolveLeft = (ids: readonly number[]): void => {
     })),
   );
 };
-const evaluation = setInterval(evaluate, data.evaluationMs);
+const evaluation = setInterval(everyPeriod(evaluate, 'rule evaluation'), data.evaluationMs);
 
 /** The keys whose newest stored event was asked for already (once per key per actor). */
 const asked = { any: false, types: new Set<string>(), sources: new Set<string>() };
