@@ -394,10 +394,14 @@ async function startOn(
   publishAlert = (json) => stomp.publish('/topic/alerts', json);
   // One serialisation per tick: the actor's latest snapshot goes to every subscriber as is.
   const broadcastTimers = hooks.broadcastTimers ?? REAL_TIMERS;
-  const broadcast = broadcastTimers.setInterval(
-    () => stomp.publish('/topic/metrics', metrics.snapshotJson()),
-    config.METRICS_BROADCAST_MS,
-  );
+  const broadcast = broadcastTimers.setInterval(() => {
+    // A timer's throw would end the process: logged, and the next tick tries again.
+    try {
+      stomp.publish('/topic/metrics', metrics.snapshotJson());
+    } catch (error) {
+      log.error({ err: error }, 'the /topic/metrics broadcast failed; retrying at the next tick');
+    }
+  }, config.METRICS_BROADCAST_MS);
   started.push(() => broadcastTimers.clearInterval(broadcast));
   const server = await listen(app, config.HOST, config.PORT);
   log.info({ port: server.port, host: config.HOST }, 'vigil listening');
