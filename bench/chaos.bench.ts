@@ -21,8 +21,9 @@ import { mib } from '../test/support/reliability/probes.ts';
 import { runShutdown, type ShutdownResult } from '../test/support/reliability/shutdown.ts';
 import { spawnVigil, stopServer } from '../test/support/service-process.ts';
 import { runWsAbuse } from '../test/support/reliability/ws-abuse.ts';
+import { runHostileReads } from './hostile-reads.scenario.ts';
 
-const SECTIONS = (process.env.CHAOS ?? 'crash,outage,overload,ws,shutdown').split(',');
+const SECTIONS = (process.env.CHAOS ?? 'crash,outage,overload,ws,shutdown,reads').split(',');
 const EVENTS = intKnob('CRASH_EVENTS', 20_000);
 const CONNECTIONS = intKnob('CRASH_CONNECTIONS', 16);
 const OUTAGE_SECONDS = intKnob('OUTAGE_SECONDS', 10);
@@ -450,7 +451,60 @@ async function shutdownSection(): Promise<void> {
   );
 }
 
+async function readsSection(): Promise<void> {
+  const seeded = intKnob('READS_SEEDED', 70_000);
+  const phaseMs = intKnob('READS_PHASE_MS', 15_000);
+  const rate = intKnob('READS_INGEST_RPS', 400);
+  // READS_IGNORE_RETRY_AFTER=1: the clients come back 50 ms after a refusal (a hostile client).
+  const honourRetryAfter = process.env.READS_IGNORE_RETRY_AFTER !== '1';
+  heading(
+    `Hostile reads: ingest at ${rate}/s alone, then with 10 read keys replaying PATTERN rule tests over ${num(seeded)} events (${phaseMs / 1000} s each; Retry-After ${honourRetryAfter ? 'honoured' : 'ignored'})`,
+  );
+  const r = await runHostileReads({
+    seeded,
+    phaseMs,
+    requestsPerSecond: rate,
+    honourRetryAfter,
+    log,
+  });
+  fail('reads', r.problems);
+  const ratio = r.withReads.ackedLatency.p99 / Math.max(1, r.alone.ackedLatency.p99);
+  if (ratio > 1.5)
+    fail('reads', [`ingest p99 rose ${ratio.toFixed(2)}x with the reads (limit 1.5x)`]);
+  if (r.exitCode !== 0) fail('reads', [`exit ${r.exitCode} after SIGTERM`]);
+  printTable(
+    [
+      { title: 'phase' },
+      { title: 'acked', align: 'right' },
+      { title: 'p50 ms', align: 'right' },
+      { title: 'p99 ms', align: 'right' },
+      { title: 'max ms', align: 'right' },
+      { title: 'rule tests (status: answers)' },
+    ],
+    [
+      [
+        'ingest alone',
+        num(r.alone.acked),
+        num(r.alone.ackedLatency.p50),
+        num(r.alone.ackedLatency.p99),
+        num(r.alone.maxMs),
+        '',
+      ],
+      [
+        'with 10 replaying read keys',
+        num(r.withReads.acked),
+        num(r.withReads.ackedLatency.p50),
+        num(r.withReads.ackedLatency.p99),
+        num(r.withReads.maxMs),
+        [...r.ruleTests].map(([status, n]) => `${status}: ${n}`).join(', '),
+      ],
+    ],
+  );
+  process.stdout.write(`\ningest p99 with the reads / alone: ${ratio.toFixed(2)}x\n`);
+}
+
 const sections: Record<string, () => Promise<void>> = {
+  reads: readsSection,
   crash: crashSection,
   outage: outageSection,
   overload: overloadSection,

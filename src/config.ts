@@ -86,7 +86,27 @@ export const ConfigSchema = Type.Object({
     1,
     1000000,
     10000,
-    'Open WebSockets plus HTTP requests in progress; beyond it: 503.',
+    'HTTP requests in progress plus authenticated STOMP sessions; beyond it: 503.',
+  ),
+  // Sockets before an accepted STOMP CONNECT: a pool of their own, so that opening sockets
+  // without a key cannot take the places keyed requests need (issue 29).
+  MAX_UNAUTH_SOCKETS: Int(
+    1,
+    1000000,
+    512,
+    'WebSockets open without an accepted STOMP CONNECT (outside MAX_CONNECTIONS); beyond it: 503.',
+  ),
+  MAX_UNAUTH_SOCKETS_PER_IP: Int(
+    1,
+    1000000,
+    64,
+    'Of those, from one remote address (IPv4 address or IPv6 /64); beyond it: 429.',
+  ),
+  EVENTS_MAX_FUTURE_HOURS: Int(
+    1,
+    876000,
+    24,
+    'How far ahead of the server clock an event timestamp may be; beyond it: 400.',
   ),
   MAX_RULES: Int(1, 1000000, 10000, 'Most rules stored, archived ones included; beyond it: 422.'),
   MAX_BODY_BYTES: Int(1024, 67108864, 1048576, 'Largest request body; larger: 413.'),
@@ -110,7 +130,56 @@ export const ConfigSchema = Type.Object({
     30000,
     'Time one backtest may take; past it the answer says what was done, truncated.',
   ),
-  BACKTEST_MAX_RUNNING: Int(1, 64, 2, 'Backtests running at once (one per API key); more: 503.'),
+  BACKTEST_MAX_RUNNING: Int(
+    1,
+    64,
+    3,
+    'Backtests running at once, READS_ADMIN_RESERVED of them for admin keys only; more: 503.',
+  ),
+  BACKTEST_MAX_PER_KEY: Int(1, 64, 1, 'Backtests one API key may run at once; more: 429.'),
+  READS_WORKERS: Int(
+    1,
+    16,
+    1,
+    'Threads of each reads pool (one replays PATTERN rule tests, one reads event pages): apart from the storage workers.',
+  ),
+  READS_CONNECTIONS_PER_WORKER: Int(
+    1,
+    32,
+    4,
+    'PostgreSQL connections per thread of each reads pool, apart from those of the storage workers.',
+  ),
+  RULE_TEST_MAX_RUNNING: Int(
+    1,
+    64,
+    3,
+    'PATTERN rule tests replaying stored events at once, READS_ADMIN_RESERVED for admin keys; more: 503.',
+  ),
+  RULE_TEST_MAX_PER_KEY: Int(
+    1,
+    64,
+    1,
+    'PATTERN rule tests with a replay one API key may run at once; more: 429.',
+  ),
+  EVENT_PAGES_MAX_RUNNING: Int(
+    1,
+    256,
+    8,
+    'Event pages (GET /api/v1/events...) read at once, READS_ADMIN_RESERVED for admin keys; more: 503.',
+  ),
+  EVENT_PAGES_MAX_PER_KEY: Int(1, 256, 4, 'Event pages one API key may read at once; more: 429.'),
+  HEALTH_CACHE_MS: Int(
+    0,
+    60000,
+    1000,
+    'How long the public health check reuses its last database probe (concurrent calls share one).',
+  ),
+  READS_ADMIN_RESERVED: Int(
+    0,
+    64,
+    1,
+    'Of each *_MAX_RUNNING above, how many only admin keys may take (read keys cannot lock them out).',
+  ),
   EVALUATION_CPU_STATS: Type.Boolean({
     default: false,
     description:
@@ -315,6 +384,29 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     throw new ConfigError([
       `LEASE_RENEW_MS (${config.LEASE_RENEW_MS}) must be at most half of LEASE_TTL_MS (${config.LEASE_TTL_MS})`,
     ]);
+  }
+  // `vgl_` marks the keys Vigil makes (scope and checksum): a bootstrap key shaped so would be
+  // refused as mistyped on every request. Its value is a secret: not quoted.
+  if (config.VIGIL_BOOTSTRAP_ADMIN_KEY?.startsWith('vgl_') === true) {
+    throw new ConfigError([
+      'VIGIL_BOOTSTRAP_ADMIN_KEY must not start with vgl_ (the prefix of the keys Vigil makes, ' +
+        'which carry a checksum): choose another value, e.g. `openssl rand -hex 32`',
+    ]);
+  }
+  // A reserve as large as a bound would leave read keys no slot at all: a mistake, said at start.
+  const bounds = [
+    'BACKTEST_MAX_RUNNING',
+    'RULE_TEST_MAX_RUNNING',
+    'EVENT_PAGES_MAX_RUNNING',
+  ] as const;
+  const tooSmall = bounds.filter((name) => config[name] <= config.READS_ADMIN_RESERVED);
+  if (tooSmall.length > 0) {
+    throw new ConfigError(
+      tooSmall.map(
+        (name) =>
+          `${name} (${config[name]}) must exceed READS_ADMIN_RESERVED (${config.READS_ADMIN_RESERVED})`,
+      ),
+    );
   }
   return Object.freeze(config);
 }

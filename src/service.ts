@@ -11,11 +11,16 @@ import { startRetentionJob } from './actors/retention-job.ts';
 import { seedNewestEvents } from './actors/newest-events-seed.ts';
 import { backfillAnomalies } from './actors/anomaly-backfill.ts';
 import { startStoragePool } from './actors/storage-pool.ts';
+import { startReadsPool } from './actors/reads-pool.ts';
 import { startCluster } from './actors/cluster-link.ts';
 import type { Config } from './config.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres.ts';
 import { migrateUp } from './db/migrate.ts';
 import { createConnectionLimit } from './http/connection-limit.ts';
+import { createUnauthenticatedPool } from './stomp/unauthenticated-pool.ts';
+import { pingDatabase } from './http/handlers/system.ts';
+import { createHealthCheck } from './http/health-check.ts';
+import { createReadSlots } from './http/read-slots.ts';
 import { loadDashboard } from './dashboard/assets.ts';
 import { serveDashboard } from './dashboard/serve.ts';
 import { buildApp, listen } from './http/server.ts';
@@ -184,6 +189,30 @@ async function startOn(
     writeTimeoutMs: config.DB_QUERY_TIMEOUT_MS,
     eventDetail: () => metrics.eventDetail(),
   });
+  // Expensive reads on threads, connections and queues of their own, one pool for rule-test
+  // replays (CPU-heavy, lowest priority) and one for event pages: neither can wait for or hold what
+  // ingest needs, nor a replay delay a page (docs/security.md, Limits).
+  const readsPool = (background: boolean, maxQueuedTasks: number, timeoutMs: number) =>
+    startReadsPool({
+      threads: config.READS_WORKERS,
+      maxQueuedTasks,
+      closeTimeoutMs: config.SHUTDOWN_GRACE_MS,
+      timeoutMs,
+      workerData: {
+        databaseUrl,
+        schema: config.DATABASE_SCHEMA,
+        connections: config.READS_CONNECTIONS_PER_WORKER,
+        queryTimeoutMs: config.DB_QUERY_TIMEOUT_MS,
+        logLevel: config.LOG_LEVEL,
+        background,
+      },
+    });
+  // A replay pauses between its pages (half its time, workers/reads.worker.ts): each page still
+  // has DB_QUERY_TIMEOUT_MS, the whole replay three times that.
+  const replays = readsPool(true, config.RULE_TEST_MAX_RUNNING, 3 * config.DB_QUERY_TIMEOUT_MS);
+  started.push(() => replays.close());
+  const pages = readsPool(false, config.EVENT_PAGES_MAX_RUNNING, config.DB_QUERY_TIMEOUT_MS);
+  started.push(() => pages.close());
   const notStarted = await pool.started(STORAGE_START_DEADLINE_MS);
   if (notStarted !== null) throw new Error(`the storage workers did not start: ${notStarted}`);
   timings.lap('threads');
@@ -266,9 +295,23 @@ async function startOn(
     schema: config.DATABASE_SCHEMA,
     queryTimeoutMs: config.DB_QUERY_TIMEOUT_MS,
     logLevel: config.LOG_LEVEL,
-    maxRunning: config.BACKTEST_MAX_RUNNING,
     log,
   });
+  const slots = (
+    what: string,
+    total: `${'RULE_TEST' | 'EVENT_PAGES' | 'BACKTEST'}_MAX_RUNNING`,
+    perKey: `${'RULE_TEST' | 'EVENT_PAGES' | 'BACKTEST'}_MAX_PER_KEY`,
+    retryAfterSeconds: number,
+  ) =>
+    createReadSlots({
+      what,
+      total: config[total],
+      perKey: config[perKey],
+      reservedForAdmin: config.READS_ADMIN_RESERVED,
+      totalSetting: total,
+      perKeySetting: perKey,
+      retryAfterSeconds,
+    });
   started.push(() => backtests.stop());
   const ingestCounts = createIngestCounts();
   // GET /metrics (Prometheus). The cluster code adds its own with selfMetrics.register().
@@ -292,8 +335,23 @@ async function startOn(
     reloadKeys: () => auth.store?.reload() ?? Promise.resolve(),
     batcher,
     pool,
+    replays,
+    pages,
+    ruleTestSlots: slots(
+      'PATTERN rule tests with a replay',
+      'RULE_TEST_MAX_RUNNING',
+      'RULE_TEST_MAX_PER_KEY',
+      2,
+    ),
+    pageSlots: slots('event page reads', 'EVENT_PAGES_MAX_RUNNING', 'EVENT_PAGES_MAX_PER_KEY', 1),
+    backtestSlots: slots('backtests', 'BACKTEST_MAX_RUNNING', 'BACKTEST_MAX_PER_KEY', 5),
+    health: createHealthCheck({
+      probe: () => pingDatabase(pool, config.DB_QUERY_TIMEOUT_MS),
+      maxAgeMs: config.HEALTH_CACHE_MS,
+      now: () => performance.now(),
+    }),
     batchMaxEvents: config.BATCH_MAX_EVENTS,
-    timeoutMs: config.DB_QUERY_TIMEOUT_MS,
+    eventMaxFutureMs: config.EVENTS_MAX_FUTURE_HOURS * 3_600_000,
     maxRules: config.MAX_RULES,
     metrics,
     ...(metricsResets === null ? {} : { resetEverywhere: () => metricsResets.resetEverywhere() }),
@@ -332,6 +390,10 @@ async function startOn(
   const stomp = attachStomp(app, {
     serverVersion: SERVICE_VERSION,
     connections,
+    unauthenticated: createUnauthenticatedPool({
+      max: config.MAX_UNAUTH_SOCKETS,
+      maxPerAddress: config.MAX_UNAUTH_SOCKETS_PER_IP,
+    }),
     log,
     currentMetricsJson: () => metrics.snapshotJson(),
     originAllowed: (origin, host) => origins.allowed(origin, host),
@@ -343,10 +405,14 @@ async function startOn(
   publishAlert = (json) => stomp.publish('/topic/alerts', json);
   // One serialisation per tick: the actor's latest snapshot goes to every subscriber as is.
   const broadcastTimers = hooks.broadcastTimers ?? REAL_TIMERS;
-  const broadcast = broadcastTimers.setInterval(
-    () => stomp.publish('/topic/metrics', metrics.snapshotJson()),
-    config.METRICS_BROADCAST_MS,
-  );
+  const broadcast = broadcastTimers.setInterval(() => {
+    // A timer's throw would end the process: logged, and the next tick tries again.
+    try {
+      stomp.publish('/topic/metrics', metrics.snapshotJson());
+    } catch (error) {
+      log.error({ err: error }, 'the /topic/metrics broadcast failed; retrying at the next tick');
+    }
+  }, config.METRICS_BROADCAST_MS);
   started.push(() => broadcastTimers.clearInterval(broadcast));
   const server = await listen(app, config.HOST, config.PORT);
   // How long start-up took, and where the time went (docs/benchmarks.md: start-up).
@@ -372,6 +438,7 @@ async function startOn(
     // After the last fenced write; the lease is released, so another instance takes over at once.
     await leadership?.stop();
     await auth.stop();
+    await Promise.all([replays.close(), pages.close()]);
     await pool.close();
     // After the pool: the last committed batches are published (or left to the relay).
     await cluster?.stop();

@@ -62,6 +62,27 @@ t.test('a bad credential-bearing variable is named without its value', async (t)
   t.match(text, 'PORT="eighty"', 'a harmless value is still shown');
 });
 
+t.test('a bootstrap key shaped as a Vigil key is refused at start, without its value', (t) => {
+  const key = `vgl_admin_${'A'.repeat(38)}`;
+  const error = (() => {
+    try {
+      loadConfig({ VIGIL_BOOTSTRAP_ADMIN_KEY: key });
+      return null;
+    } catch (e) {
+      return e;
+    }
+  })();
+  t.type(error, ConfigError);
+  t.match((error as ConfigError).message, /VIGIL_BOOTSTRAP_ADMIN_KEY must not start with vgl_/);
+  t.notMatch((error as ConfigError).message, key, 'the key is not shown');
+  t.equal(
+    loadConfig({ VIGIL_BOOTSTRAP_ADMIN_KEY: `admin_${'A'.repeat(38)}` }).VIGIL_BOOTSTRAP_ADMIN_KEY,
+    `admin_${'A'.repeat(38)}`,
+    'any other key of the allowed characters is taken',
+  );
+  t.end();
+});
+
 t.test('which variables may hold a credential is a rule on names', async (t) => {
   const secretNames =
     'DATABASE_URL SMTP_URL VIGIL_BOOTSTRAP_ADMIN_KEY X_SECRET X_TOKEN SMTP_PASSWORD';

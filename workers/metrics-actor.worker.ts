@@ -8,6 +8,7 @@ import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { gzipSync } from 'node:zlib';
 import type { ClusterView } from '../src/domain/cluster/cluster-view.ts';
 import { Aggregator } from '../src/domain/metrics/aggregator.ts';
+import { CapFillLog, capFillMessage } from '../src/domain/metrics/cap-fill-log.ts';
 import type { MetricsSnapshot } from '../src/domain/metrics/snapshot/snapshot.ts';
 import type { AlertResolution, AlertTransition, DigestDue } from '../src/domain/rules/alert.ts';
 import { RuleEngine } from '../src/domain/rules/rule-engine.ts';
@@ -44,8 +45,14 @@ const post = (notice: MetricsNotice): void => port.postMessage(notice);
 // Level 1: about a fifth of the JSON's size for well under a millisecond of this thread's time.
 /** Cluster mode only (the first cluster-view sets it): what the snapshot's `cluster` says. */
 let clusterView: ClusterView | null = null;
+const capFills = new CapFillLog();
 const serialise = (): SerialisedSnapshot => {
   const snapshot: MetricsSnapshot = aggregator.snapshot();
+  // Once per snapshot, not per event: the fill counts ride on the snapshot anyway.
+  for (const notice of capFills.check(snapshot.limits, Date.now())) {
+    const { cap, limit, newFills, totalFills } = notice;
+    log.warn({ cap, limit, newFills, totalFills }, capFillMessage(notice));
+  }
   const json = JSON.stringify(
     clusterView === null ? snapshot : { ...snapshot, cluster: clusterView },
   );
@@ -58,11 +65,25 @@ const events = new BroadcastChannel(data.metricsChannel);
 events.onmessage = (message: unknown) => {
   const msg = (message as { data: MetricsChannelMessage }).data;
   if (msg.type !== 'events-stored') return;
+  // Not caught: a batch that cannot be counted may have been counted in part, and the thread's
+  // supervisor (actors/metrics-actor-client.ts) restarts it from a clean state, the process intact.
   aggregator.record(msg.events);
   engine.observe(msg.events);
 };
 
-const refresh = setInterval(publishSnapshot, data.refreshMs);
+/**
+ * A periodic job's failure is logged and the next period runs it again: an uncaught throw here
+ * would end the thread, and with it every count since the last restart.
+ */
+const everyPeriod = (job: () => void, what: string) => (): void => {
+  try {
+    job();
+  } catch (error) {
+    log.error({ err: error }, `${what} failed; the next period retries`);
+  }
+};
+
+const refresh = setInterval(everyPeriod(publishSnapshot, 'snapshot'), data.refreshMs);
 
 const tickTimer = new TickTimer(data.evaluationCpuStats);
 /**
@@ -132,18 +153,18 @@ const resolveLeft = (ids: readonly number[]): void => {
     })),
   );
 };
-const evaluation = setInterval(evaluate, data.evaluationMs);
+const evaluation = setInterval(everyPeriod(evaluate, 'rule evaluation'), data.evaluationMs);
 
 /** The keys whose newest stored event was asked for already (once per key per actor). */
 const asked = { any: false, types: new Set<string>(), sources: new Set<string>() };
 /**
- * Keeps the producers the rules watch past the caps, and asks the front for the newest stored
- * event of each one not asked before: the silence of a producer survives an actor restart.
+ * Counts what the rules name by name past the caps (rules/watched-keys.ts), and asks the front
+ * for the newest stored event of each producer-silent key not asked before: the silence of a
+ * producer survives an actor restart.
  */
 const watchProducers = (): void => {
-  const reads = engine.reads();
-  aggregator.watch(reads);
-  const watched = reads.watchedKeys();
+  aggregator.watch(engine.watchedKeys());
+  const watched = engine.reads().watchedKeys();
   const types = [...watched.types].filter((key) => !asked.types.has(key));
   const sources = [...watched.sources].filter((key) => !asked.sources.has(key));
   if (asked.any && types.length === 0 && sources.length === 0) return;
@@ -241,6 +262,7 @@ port.on('message', (command: MetricsCommand) => {
           rules: engine.size(),
           evaluationSeconds: tickTimer.histogram(),
           counts: aggregator.countsSinceStart(),
+          caps: aggregator.capsUsage(),
         };
         post({ type: 'reply', requestId, result: { ok: true, value } });
         return;

@@ -10,6 +10,7 @@
 import { threadId, workerData } from 'node:worker_threads';
 import { connect } from '../src/db/connect.ts';
 import { describeDbError } from '../src/db/db-failure.ts';
+import { hasHoles } from '../src/db/sparse-result-guard.ts';
 import * as events from '../src/db/events-repository.ts';
 import { newestEvents as readNewestEvents } from '../src/db/newest-events-repository.ts';
 import { anomalyHistory as readAnomalyHistory } from '../src/db/anomaly-history-repository.ts';
@@ -113,7 +114,14 @@ function scheduleFold(): void {
 
 async function guarded<T>(op: string, run: () => Promise<T>): Promise<Result<T, DbFailure>> {
   try {
-    return { ok: true, value: await run() };
+    const value = await run();
+    // postgres.js 3.4.9 may answer a sparse array after a statement failed mid-stream on the same
+    // connection (docs/decisions.md): answered as a failure, never handed on as rows.
+    if (hasHoles(value)) {
+      log.error({ op }, 'the database driver answered a sparse result; treated as a failure');
+      return { ok: false, code: 'DB_FAILURE', message: 'the database answered a malformed result' };
+    }
+    return { ok: true, value };
   } catch (error) {
     log.error({ err: error, op }, 'storage operation failed');
     return { ok: false, code: 'DB_FAILURE', message: describeDbError(error) };

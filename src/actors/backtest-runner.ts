@@ -2,8 +2,9 @@
  * @module The front thread's side of backtests: each runs on a worker thread of its own, started
  * for it and ended with it (a week's replay is CPU-bound for seconds: on the front thread it would
  * stall every request, on the metrics actor the live evaluation, and on a storage worker the
- * ingest writes queued behind it). At most one per API key and `maxRunning` in all; a thread that
- * has not answered by its budget plus a grace period is terminated.
+ * ingest writes queued behind it). How many may run is the caller's to bound (the backtest
+ * route's read slots, src/http/read-slots.ts); a thread that has not answered by its budget plus a
+ * grace period is terminated.
  */
 import { Worker } from 'node:worker_threads';
 import type { BacktestResult } from '../domain/rules/backtest/backtest-result.ts';
@@ -25,19 +26,18 @@ export interface BacktestRunnerOptions {
   readonly schema: string;
   readonly queryTimeoutMs: number;
   readonly logLevel: string;
-  readonly maxRunning: number;
   readonly log: Logger;
 }
 
 export interface BacktestRunner {
-  /** Runs `job` for `owner` (an API key); 429 while that owner has one running. */
-  run(owner: string, job: BacktestJob): Promise<BacktestResult>;
+  /** Runs `job` on a thread of its own; settles once the thread has answered or was stopped. */
+  run(job: BacktestJob): Promise<BacktestResult>;
   /** Ends the threads still running. */
   stop(): Promise<void>;
 }
 
 export function createBacktestRunner(options: BacktestRunnerOptions): BacktestRunner {
-  const running = new Map<string, Worker>();
+  const running = new Set<Worker>();
 
   const start = (job: BacktestJob): { worker: Worker; done: Promise<BacktestResult> } => {
     const workerData: BacktestWorkerData = {
@@ -81,29 +81,13 @@ export function createBacktestRunner(options: BacktestRunnerOptions): BacktestRu
   };
 
   return {
-    async run(owner, job) {
-      if (running.has(owner)) {
-        throw new AppError(
-          'RATE_LIMITED',
-          'A backtest of this API key is running: one at a time per key, retry once it answers',
-          undefined,
-          { 'retry-after': '1' },
-        );
-      }
-      if (running.size >= options.maxRunning) {
-        throw new AppError(
-          'OVERLOADED',
-          `${options.maxRunning} backtests are running (BACKTEST_MAX_RUNNING): retry later`,
-          undefined,
-          { 'retry-after': '5' },
-        );
-      }
+    async run(job) {
       const { worker, done } = start(job);
-      running.set(owner, worker);
+      running.add(worker);
       try {
         return await done;
       } finally {
-        running.delete(owner);
+        running.delete(worker);
       }
     },
     async stop() {

@@ -89,7 +89,13 @@ export async function startCluster(
           return;
         case 'view':
           latest = notice.view;
-          for (const listener of listeners) listener(latest);
+          for (const listener of listeners) {
+            try {
+              listener(latest);
+            } catch (error) {
+              log.error({ err: error }, 'a listener of the cluster view failed');
+            }
+          }
           return;
         case 'nats-lag':
           lag = notice.lag;

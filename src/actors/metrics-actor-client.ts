@@ -152,6 +152,17 @@ export async function startMetricsActor(
   /** Starts in a row that never became ready: they space out the next attempt. */
   let failedStarts = 0;
 
+  /** Each listener on its own: one that throws is logged, the others still hear the notice. */
+  const tell = <A>(all: readonly ((arg: A) => void)[], arg: A, what: string): void => {
+    for (const listener of all) {
+      try {
+        listener(arg);
+      } catch (error) {
+        log.error({ err: error }, `a listener of the actor's ${what} failed`);
+      }
+    }
+  };
+
   const onNotice = (notice: MetricsNotice): void => {
     switch (notice.type) {
       case 'ready':
@@ -159,17 +170,16 @@ export async function startMetricsActor(
       case 'snapshot':
         latest = notice.snapshot;
         latestBytes = null;
-        for (const listener of listeners) listener(latest.json);
+        tell(listeners, latest.json, 'snapshot');
         return;
       case 'alerts':
-        for (const transition of notice.transitions)
-          for (const listener of alertListeners) listener(transition);
+        for (const transition of notice.transitions) tell(alertListeners, transition, 'alerts');
         return;
       case 'watching':
-        for (const listener of watchingListeners) listener(notice.keys);
+        tell(watchingListeners, notice.keys, 'watching notice');
         return;
       case 'anomaly-backfill':
-        for (const listener of backfillListeners) listener(notice.requests);
+        tell(backfillListeners, notice.requests, 'anomaly back-fill');
         return;
       case 'reply': {
         const waiting = pending.get(notice.requestId);
@@ -218,7 +228,7 @@ export async function startMetricsActor(
         // The new thread starts from workerData: what the front set since is said again first.
         post('set-evaluating', { evaluating });
         post('set-view-complete', { complete: viewComplete });
-        restartListeners.forEach((listener) => listener());
+        tell(restartListeners, undefined, 'restart');
       },
       (error: unknown) =>
         log.error({ err: error, failedStarts }, 'metrics actor restart failed; trying again'),

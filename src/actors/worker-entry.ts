@@ -8,8 +8,9 @@ const EXTENSION = FROM_SOURCE ? '.ts' : '.js';
 const TSX_PRELOAD = new URL('../../workers/register-tsx.mjs', import.meta.url).href;
 
 /** workers/<name>.worker.ts or .js, next to this module's tree. */
-export const workerEntry = (name: 'storage' | 'metrics-actor' | 'backtest' | 'cluster'): URL =>
-  new URL(`../../workers/${name}.worker${EXTENSION}`, import.meta.url);
+export const workerEntry = (
+  name: 'storage' | 'reads' | 'metrics-actor' | 'backtest' | 'cluster',
+): URL => new URL(`../../workers/${name}.worker${EXTENSION}`, import.meta.url);
 
 /**
  * The parent's flags, plus (from source) the tsx preload: Node 20 does not carry the main

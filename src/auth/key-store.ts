@@ -127,7 +127,13 @@ export function createKeyStore(deps: KeyStoreDeps): KeyStore {
       byId.delete(id);
     }
     byHash = next;
-    for (const listener of listeners) listener();
+    for (const listener of listeners) {
+      try {
+        listener();
+      } catch (error) {
+        log.error({ err: error }, 'a listener of the API key reload failed');
+      }
+    }
   };
 
   let reloading: Promise<void> | null = null;

@@ -18,6 +18,8 @@ export async function replayEvents(
     readonly limit: number;
   },
   each: (event: DetailedMetricEvent) => void,
+  /** Awaited after each page: where the caller may pause, to bound the replay's share of CPU. */
+  betweenPages: () => Promise<void> = () => Promise.resolve(),
 ): Promise<number> {
   const since = new Date(input.since);
   const byType =
@@ -42,6 +44,7 @@ export async function replayEvents(
         latencyMs: r.processing_latency_ms,
       });
     }
+    await betweenPages();
   }
   return read;
 }

@@ -13,6 +13,7 @@ import { depthOf } from '../schemas/json-guards.ts';
 import type { Query, Request, Route } from './route-types.ts';
 import { acceptsGzip } from './accept-encoding.ts';
 import { tooManyConnections, type ConnectionLimit } from './connection-limit.ts';
+import { conflictingContentLength } from './content-length.ts';
 import type { KeyStore } from '../auth/key-store.ts';
 import { UNAUTHENTICATED_ADMIN, type Principal } from '../auth/principal.ts';
 import type { KeyScope } from '../domain/api-key.ts';
@@ -160,6 +161,12 @@ function serveWith(
       const reply = handle(route, { ...head, body: undefined, rawBody: '' }, ctx);
       if (reply instanceof Promise) res.onAborted(() => (exchange.aborted = true));
       return deliver(exchange, reply, ctx);
+    }
+    const conflict = conflictingContentLength(req);
+    if (conflict !== null) {
+      // Where this body ends is in doubt, and so is where the next request would start: close.
+      send(exchange, { ...errorReply(conflict, ctx.log), close: true });
+      return undefined;
     }
     const contentType = req.getHeader('content-type');
     const declared = Number(req.getHeader('content-length') || 0);

@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs';
 /** The names threads give themselves (at most 15 bytes: the kernel's limit for a thread name). */
 export const THREAD_NAMES = {
   storage: 'vigil-storage',
+  reads: 'vigil-reads',
   metrics: 'vigil-metrics',
   backtest: 'vigil-backtest',
   cluster: 'vigil-cluster',

@@ -24,10 +24,20 @@ const NON_PUBLIC_RANGES: readonly (readonly [string, number, string])[] = [
   ['fe80::', 10, 'link-local'],
   ['fec0::', 10, 'site-local (deprecated)'],
   ['ff00::', 8, 'multicast'],
+  // The client's IPv4 address is in the last 32 bits, inverted, and the tunnel goes through a
+  // relay chosen by routing: no legitimate webhook lives there (RFC 4380; disabled in Windows).
+  ['2001::', 32, 'Teredo tunnels'],
 ];
 
 /** The well-known NAT64 prefix: 64:ff9b::a.b.c.d is IPv4 a.b.c.d behind the NAT64 gateway. */
 const NAT64_PREFIX = '64:ff9b::';
+
+/** The 6to4 form of an IPv4 network: 2002:AABB:CCDD::/48 is the site of IPv4 AA.BB.CC.DD (RFC 3056). */
+function sixToFour(network: string): string {
+  const [a = 0, b = 0, c = 0, d = 0] = network.split('.').map(Number);
+  const hex = (high: number, low: number): string => ((high << 8) | low).toString(16);
+  return `2002:${hex(a, b)}:${hex(c, d)}::`;
+}
 
 function nonPublicAddresses(): BlockList {
   const list = new BlockList();
@@ -37,9 +47,11 @@ function nonPublicAddresses(): BlockList {
       continue;
     }
     // BlockList matches IPv4-mapped IPv6 (::ffff:127.0.0.1) against IPv4 rules by itself; the
-    // NAT64 form of the range is added here.
+    // NAT64 and 6to4 forms of the range are added here (a 6to4 relay, or the host itself,
+    // would deliver to the embedded IPv4 address).
     list.addSubnet(network, prefix, 'ipv4');
     list.addSubnet(`${NAT64_PREFIX}${network}`, 96 + prefix, 'ipv6');
+    list.addSubnet(sixToFour(network), 16 + prefix, 'ipv6');
   }
   return list;
 }

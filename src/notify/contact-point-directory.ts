@@ -44,6 +44,16 @@ export function contactPointIndex(points: readonly ContactPoint[]): ContactPoint
   };
 }
 
+/** An array whose every index holds an object (`some` would skip a sparse array's holes). */
+function isDenseObjectList(value: unknown): boolean {
+  if (!Array.isArray(value)) return false;
+  for (let i = 0; i < value.length; i++) {
+    const item: unknown = value[i];
+    if (item === null || typeof item !== 'object') return false;
+  }
+  return true;
+}
+
 export function createContactPointDirectory(
   pool: StoragePool,
   log: Logger,
@@ -55,18 +65,27 @@ export function createContactPointDirectory(
   let started = 0;
   let applied = 0;
 
-  const reload = async (): Promise<string | null> => {
+  const reloadOnce = async (): Promise<string | null> => {
     const seq = ++started;
     const result = await pool.run('listContactPoints', {});
-    if (!result.ok) {
-      log.error({ reason: result.message }, 'could not load the contact points');
-      return result.message;
-    }
+    if (!result.ok) return result.message;
+    // A sparse or malformed answer (postgres.js 3.4.9 can hand one out after a statement failed
+    // mid-stream on the same connection, docs/decisions.md) keeps the set in force, like a failure.
+    if (!isDenseObjectList(result.value))
+      return 'the database answered a malformed list of contact points';
     if (seq > applied) {
       applied = seq;
       index = contactPointIndex(result.value);
     }
     return null;
+  };
+  /** Never rejects: a failure (thrown or answered) is logged, the set in force stays. */
+  const reload = async (): Promise<string | null> => {
+    const reason = await reloadOnce().catch((error: unknown) =>
+      error instanceof Error ? error.message : String(error),
+    );
+    if (reason !== null) log.error({ reason }, 'could not load the contact points');
+    return reason;
   };
 
   const interval = timers.setInterval(() => void reload(), reloadMs);

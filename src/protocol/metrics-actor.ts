@@ -14,6 +14,7 @@ import type { RuleTestInput, RuleTestResult } from '../domain/rules/rule-test.ts
 import type { TickSummary } from '../instrumentation/tick-stats.ts';
 import type { HistogramCounts } from '../instrumentation/plain-histogram.ts';
 import type { CountsSinceStart } from '../domain/metrics/snapshot/counts-since-start.ts';
+import type { MetricsCapsUsage } from '../domain/metrics/state/cap-usage.ts';
 
 /** Storage workers -> metrics actor, on the BroadcastChannel named in their workerData. */
 export type MetricsChannelMessage = {
@@ -140,6 +141,8 @@ export interface ActorSelfMetrics {
   /** Every evaluation tick's wall time since the actor started, in seconds. */
   readonly evaluationSeconds: HistogramCounts;
   readonly counts: CountsSinceStart;
+  /** How full each metrics cap is, and its fills since start (vigil_metrics_cap_fills_total). */
+  readonly caps: MetricsCapsUsage;
 }
 
 /** An unexpected error, rebuilt on the other side by name and message. */

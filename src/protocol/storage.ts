@@ -271,3 +271,19 @@ export interface StorageWorkerData {
   /** Cluster mode (NATS_URL set): each batch gets a number and an outbox row. Absent: one instance. */
   readonly cluster?: StorageClusterData;
 }
+
+/**
+ * The reads pool's handlers (workers/reads.worker.ts): the expensive reads a client can ask for,
+ * on connections and a queue apart from ingest's (docs/security.md), with the same shapes.
+ */
+export type ReadHandlers = Pick<StorageHandlers, 'replayPattern' | 'listEvents'>;
+export type ReadOperation = keyof ReadHandlers;
+
+/** What every reads worker receives in workerData. */
+export interface ReadsWorkerData extends Pick<
+  StorageWorkerData,
+  'databaseUrl' | 'schema' | 'connections' | 'queryTimeoutMs' | 'logLevel'
+> {
+  /** CPU-heavy reads (replays): the thread runs at the lowest priority, behind ingest. */
+  readonly background: boolean;
+}

@@ -12,7 +12,10 @@ import {
   type ContactPointFields,
 } from '../domain/contact-points/contact-point.ts';
 import { redactedPaths } from '../domain/contact-points/redact.ts';
-import { mergeSettingsUpdate } from '../domain/contact-points/settings-update.ts';
+import {
+  mergeSettingsUpdate,
+  secretsLeftBehind,
+} from '../domain/contact-points/settings-update.ts';
 import { contactPointSettingsErrors } from '../domain/rules/notification-config.ts';
 import { NOTIFICATION_CHANNELS } from '../domain/rules/rule-types.ts';
 import { findUnstorable } from './json-guards.ts';
@@ -129,7 +132,7 @@ export function checkContactPointBody(
     };
   }
   const stored = current.settings;
-  return settingsChecked({
+  const checked = settingsChecked({
     name: body.name ?? current.name,
     type: current.type,
     isDefault: body.isDefault ?? current.isDefault,
@@ -137,4 +140,7 @@ export function checkContactPointBody(
       ? stored
       : mergeSettingsUpdate(current.type, stored, body.settings)) as Record<string, unknown>,
   });
+  // Checked once the new settings are valid: a URL that is not one is refused for itself.
+  const leftBehind = checked.ok ? secretsLeftBehind(current.type, stored, body.settings) : {};
+  return Object.keys(leftBehind).length > 0 ? { ok: false, errors: leftBehind } : checked;
 }

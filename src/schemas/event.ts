@@ -16,6 +16,17 @@ export const MAX_METADATA_DEPTH = 32;
 
 const INSTANT_MESSAGE = 'must be an ISO 8601 instant with a zone, e.g. 2026-11-22T19:30:00.123Z';
 
+/**
+ * How far ahead of the server's clock a timestamp may be by default (issue 29,
+ * EVENTS_MAX_FUTURE_HOURS): one far in the future would stay on top of every newest-first list. A
+ * day covers clock skew and a zone written wrongly.
+ */
+export const MAX_FUTURE_SKEW_MS = 24 * 60 * 60 * 1000;
+/** Tags of one event, and their sizes (issue 29): they are stored per event and shown in lists. */
+export const MAX_TAGS = 64;
+export const MAX_TAG_KEY_CHARACTERS = 255;
+export const MAX_TAG_VALUE_CHARACTERS = 1024;
+
 /** eventType, source, userId and sessionId: like the spec's eventType (spec 2.2). */
 export const MAX_NAME_CHARACTERS = 255;
 
@@ -37,6 +48,8 @@ const OptionalName = (what: string) =>
  */
 const AnyKey = Type.String({ pattern: '^[\\s\\S]*$' });
 
+const TAG_VALUE_MESSAGE = `tag values must be strings of at most ${MAX_TAG_VALUE_CHARACTERS} characters`;
+
 export const EventRequestSchema = Type.Object(
   {
     eventType: Name('eventType'),
@@ -51,7 +64,7 @@ export const EventRequestSchema = Type.Object(
       ),
     ),
     tags: Type.Optional(
-      Type.Record(AnyKey, Type.String({ errorMessage: 'tag values must be strings' }), {
+      Type.Record(AnyKey, Characters(0, MAX_TAG_VALUE_CHARACTERS, TAG_VALUE_MESSAGE), {
         errorMessage: 'must be an object of string values',
       }),
     ),
@@ -79,16 +92,35 @@ export type EventCheck =
 const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
 
+const TAG_KEY = TypeCompiler.Compile(Characters(0, MAX_TAG_KEY_CHARACTERS, ''));
+
+const aheadText = (ms: number): string => {
+  const hours = ms / 3_600_000;
+  return Number.isInteger(hours) ? `${hours} hours` : `${ms} ms`;
+};
+
+/** The bound on the tags as a whole (their count, their keys' length) that they break, if any. */
+function tagsProblem(tags: Readonly<Record<string, unknown>>): string | null {
+  const keys = Object.keys(tags);
+  if (keys.length > MAX_TAGS) return `must hold at most ${MAX_TAGS} tags, not ${keys.length}`;
+  if (keys.some((key) => !TAG_KEY.Check(key))) {
+    return `tag keys must be at most ${MAX_TAG_KEY_CHARACTERS} characters`;
+  }
+  return null;
+}
+
 /**
  * Validates one event request; `receivedAt` is when the front read it (epoch ms). Every failing
  * field is named at once: the checks a schema cannot express run on whatever fields are there.
- * An idempotencyKey is claimed for `producer` (whose key the request carried).
+ * An idempotencyKey is claimed for `producer` (whose key the request carried). A timestamp more
+ * than `maxFutureMs` after `receivedAt` is refused.
  */
 export function checkEventRequest(
   body: unknown,
   receivedAt: number,
   mayHoldUnstorable: boolean,
   producer: number,
+  maxFutureMs: number = MAX_FUTURE_SKEW_MS,
 ): EventCheck {
   const valid = check.Check(body);
   const errors = new Map(valid ? [] : Object.entries(schemaErrors(check.Errors(body))));
@@ -97,7 +129,16 @@ export function checkEventRequest(
   if (typeof fields.timestamp === 'string' && !errors.has('timestamp')) {
     const parsed = parseInstant(fields.timestamp);
     if (parsed === null) errors.set('timestamp', INSTANT_MESSAGE);
-    else timestamp = parsed;
+    else if (parsed > receivedAt + maxFutureMs) {
+      errors.set(
+        'timestamp',
+        `must not be more than ${aheadText(maxFutureMs)} ahead of the server clock`,
+      );
+    } else timestamp = parsed;
+  }
+  if (isObject(fields.tags) && !errors.has('tags')) {
+    const problem = tagsProblem(fields.tags);
+    if (problem !== null) errors.set('tags', problem);
   }
   if (
     isObject(fields.metadata) &&

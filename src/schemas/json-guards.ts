@@ -1,6 +1,7 @@
 /**
  * @module Checks on parsed JSON that a schema cannot express: strings PostgreSQL cannot store
- * (NUL, unpaired surrogates) and nesting depth (bounded so no recursive walk can overflow the
+ * (NUL, unpaired surrogates), numbers too large for a double (JSON.parse makes `1e309` Infinity,
+ * which JSON.stringify would store as null) and nesting depth (bounded so no recursive walk can overflow the
  * stack).
  */
 
@@ -14,10 +15,16 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 
 /**
  * Parsed JSON can only hold either as a `\u` escape (JSON.parse refuses a raw NUL, the UTF-8
- * decoder a raw surrogate), so their absence from the raw text proves there is none.
+ * decoder a raw surrogate), so their absence from the raw text proves there is none. A number
+ * (a value after `:`, `,` or `[`) only overflows with an exponent of 3 digits or more, or with
+ * 309 digits before its point.
  */
 export const mayHoldUnstorable = (rawJson: string): boolean =>
-  /\\u(?:0000|[dD][89abcdefABCDEF])/.test(rawJson);
+  /\\u(?:0000|[dD][89abcdefABCDEF])|[:,[]\s*-?(?:\d+(?:\.\d+)?[eE][+-]?\d{3}|\d{309})/.test(
+    rawJson,
+  );
+
+const NOT_FINITE = 'must be a finite number (this one is too large for a double)';
 
 export interface Unstorable {
   /** Dotted path of the string (`metadata.note.text`); a bad key names the key's parent. */
@@ -46,6 +53,8 @@ export function findUnstorable(value: unknown): Unstorable[] {
     if (typeof v === 'string') {
       const message = problemOf(v);
       if (message !== null) found.push({ path: pathOf(path), message });
+    } else if (typeof v === 'number') {
+      if (!Number.isFinite(v)) found.push({ path: pathOf(path), message: NOT_FINITE });
     } else if (Array.isArray(v)) {
       for (let i = v.length - 1; i >= 0; i--)
         stack.push({ value: v[i], path: [...path, String(i)] });

@@ -1,12 +1,18 @@
 // Wires STOMP onto a uWS app: upgrade (subprotocol), per-socket StompSession, one shared timer
 // for heart-beats and deadlines, and the broadcaster. Runs on the front thread; no callback throws.
-import type { TemplatedApp, WebSocket, WebSocketBehavior } from 'uWebSockets.js';
+import type { HttpResponse, TemplatedApp, WebSocket, WebSocketBehavior } from 'uWebSockets.js';
 import type { Principal } from '../auth/principal.ts';
 import { UNLIMITED_CONNECTIONS, type ConnectionLimit } from '../http/connection-limit.ts';
 import { Broadcaster } from './broadcaster.ts';
+import { encodeFrame } from './frame.ts';
 import type { BroadcastStats } from './broadcaster.ts';
 import { CLOSE_GOING_AWAY, StompSession, negotiateSubprotocol } from './session.ts';
 import type { Destination, SessionAction, SessionConfig } from './session.ts';
+import {
+  UNLIMITED_POOL,
+  type PoolRefusal,
+  type UnauthenticatedPool,
+} from './unauthenticated-pool.ts';
 
 /** Minimal logger; a pino logger fits as is (`log.info({ ... }, 'message')`). */
 export interface StompLogger {
@@ -49,8 +55,13 @@ export interface StompEndpointOptions {
   readonly idleTimeoutSeconds?: number;
   /** The clock (ms) deadlines and stalls are measured with. Default Date.now; tests move their own. */
   readonly now?: () => number;
-  /** MAX_CONNECTIONS, shared with the HTTP adapter: each open socket holds a place. Default: none. */
+  /**
+   * MAX_CONNECTIONS, shared with the HTTP adapter: a session holds a place from its accepted
+   * CONNECT until its socket closes. Default: none.
+   */
   readonly connections?: ConnectionLimit;
+  /** The places of sockets before their CONNECT is accepted, in all and per address. Default: none. */
+  readonly unauthenticated?: UnauthenticatedPool;
   /** Checks the key of each CONNECT (needs `read`); absent: authentication off. */
   readonly authenticate?: SessionConfig['authenticate'];
   /**
@@ -83,6 +94,13 @@ export interface StompEndpoint {
  */
 export interface SocketData {
   readonly session: StompSession;
+  readonly seat: Seat;
+}
+
+/** Which count a socket holds a place in; mutable, held by reference (see SocketData). */
+interface Seat {
+  readonly address: string;
+  holds: 'unauthenticated' | 'connection' | 'none';
 }
 
 type Socket = WebSocket<SocketData>;
@@ -166,13 +184,27 @@ function tickInterval(r: Resolved): number {
   return Math.min(1000, Math.max(10, Math.floor(Math.min(...intervals) / 4)));
 }
 
+/** The answer to an upgrade the unauthenticated pool has no place for. */
+function refuseUnauthenticated(res: HttpResponse, refusal: PoolRefusal): void {
+  const [status, body] =
+    refusal === 'address-full'
+      ? ['429 Too Many Requests', 'too many WebSockets without CONNECT from this address']
+      : ['503 Service Unavailable', 'too many WebSockets without CONNECT, retry later'];
+  res.writeStatus(status).writeHeader('Retry-After', '1').end(body, true);
+}
+
 function describe(err: unknown): string {
   return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
 }
 
 export function attachStomp(app: TemplatedApp, options: StompEndpointOptions): StompEndpoint {
   const config = resolve(options);
-  const { log, now: clock = Date.now, connections = UNLIMITED_CONNECTIONS } = options;
+  const {
+    log,
+    now: clock = Date.now,
+    connections = UNLIMITED_CONNECTIONS,
+    unauthenticated = UNLIMITED_POOL,
+  } = options;
   const tickMs = tickInterval(config);
   const sessionConfig: SessionConfig = {
     server: `vigil/${options.serverVersion}`,
@@ -187,6 +219,8 @@ export function attachStomp(app: TemplatedApp, options: StompEndpointOptions): S
     ...(options.authenticate === undefined ? {} : { authenticate: options.authenticate }),
   };
   const sessions = new Set<Socket>();
+  /** The sockets holding an unauthenticated-pool place, oldest first (eviction scans these only). */
+  const pending = new Set<Socket>();
   let nextSessionId = 0;
   let accepting = true;
   let timer: NodeJS.Timeout | null = null;
@@ -288,6 +322,57 @@ export function attachStomp(app: TemplatedApp, options: StompEndpointOptions): S
     timer = null;
   }
 
+  /** An accepted CONNECT moves the socket from the unauthenticated pool to MAX_CONNECTIONS. */
+  function promote(ws: Socket, seat: Seat): boolean {
+    pending.delete(ws);
+    unauthenticated.release(seat.address);
+    if (!connections.tryTake()) {
+      seat.holds = 'none';
+      return false;
+    }
+    seat.holds = 'connection';
+    return true;
+  }
+
+  function release(ws: Socket, seat: Seat): void {
+    pending.delete(ws);
+    if (seat.holds === 'unauthenticated') unauthenticated.release(seat.address);
+    else if (seat.holds === 'connection') connections.release();
+    seat.holds = 'none';
+  }
+
+  /**
+   * The pool is full: closes the oldest silent socket of the address holding the most places, if
+   * it holds more than `address` does, and gives its place back at once. False: none qualifies.
+   */
+  function evictFor(address: string): boolean {
+    let victim: Socket | null = null;
+    let most = unauthenticated.held(address) + 1;
+    // A Set iterates in insertion order: the first socket found of an address is its oldest.
+    for (const ws of pending) {
+      const { seat } = ws.getUserData();
+      const held = unauthenticated.held(seat.address);
+      if (held > most) {
+        victim = ws;
+        most = held;
+      }
+    }
+    if (victim === null) return false;
+    const { session, seat } = victim.getUserData();
+    release(victim, seat);
+    log.info({ session: session.id }, 'stomp: closing a socket without CONNECT to make room');
+    victim.end(CLOSE_TRY_AGAIN_LATER, 'too many sockets without CONNECT from this address');
+    return true;
+  }
+
+  /** MAX_CONNECTIONS was reached while the CONNECT was read: ERROR instead of CONNECTED. */
+  function refuseConnected(ws: Socket, session: StompSession): void {
+    const message = 'too many connections, retry later';
+    log.info({ session: session.id }, 'stomp: refusing CONNECT, MAX_CONNECTIONS reached');
+    ws.send(encodeFrame({ command: 'ERROR', headers: [['message', message]] }), false);
+    ws.end(CLOSE_TRY_AGAIN_LATER, message);
+  }
+
   const behavior: WebSocketBehavior<SocketData> = {
     maxPayloadLength: config.maxMessageBytes,
     // Off (0): uWS would drop, and close on, any send (a heart-beat, a ping) while more than a
@@ -305,6 +390,12 @@ export function attachStomp(app: TemplatedApp, options: StompEndpointOptions): S
         }
         if (connections.full()) {
           res.writeStatus('503 Service Unavailable').end('too many connections', true);
+          return;
+        }
+        const address = Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
+        const refusal = unauthenticated.refusal(address);
+        if (refusal !== null && !(refusal === 'pool-full' && evictFor(address))) {
+          refuseUnauthenticated(res, refusal);
           return;
         }
         // Cross-site WebSocket hijacking: a page elsewhere must not open a socket with the
@@ -325,7 +416,8 @@ export function attachStomp(app: TemplatedApp, options: StompEndpointOptions): S
         const choice = negotiateSubprotocol(offer);
         nextSessionId += 1;
         const session = new StompSession(nextSessionId, sessionConfig, choice.maxVersion, clock());
-        res.upgrade<SocketData>({ session }, key, choice.protocol, extensions, context);
+        const seat: Seat = { address, holds: 'none' };
+        res.upgrade<SocketData>({ session, seat }, key, choice.protocol, extensions, context);
       } catch (err) {
         log.warn({ where: 'upgrade', err: describe(err) }, 'stomp: handler failed');
         try {
@@ -339,11 +431,14 @@ export function attachStomp(app: TemplatedApp, options: StompEndpointOptions): S
     open: (ws) => {
       guard('open', ws, () => {
         // Taken here, not at the upgrade, so that a place is held exactly while a socket exists
-        // (close releases it); an HTTP request may have taken the last one in between.
-        if (!connections.tryTake()) {
-          ws.end(CLOSE_TRY_AGAIN_LATER, 'too many connections');
+        // (close releases it); another socket may have taken the last one in between.
+        const { seat } = ws.getUserData();
+        if (!unauthenticated.tryTake(seat.address)) {
+          ws.end(CLOSE_TRY_AGAIN_LATER, 'too many sockets without CONNECT');
           return;
         }
+        seat.holds = 'unauthenticated';
+        pending.add(ws);
         sessions.add(ws);
         startTimer();
       });
@@ -351,17 +446,23 @@ export function attachStomp(app: TemplatedApp, options: StompEndpointOptions): S
 
     message: (ws, message) => {
       guard('message', ws, () => {
-        const { session } = ws.getUserData();
+        const { session, seat } = ws.getUserData();
         const now = clock();
         // The decoder copies what it keeps: uWS neuters `message` when this callback returns.
         const actions = session.receive(new Uint8Array(message), now);
+        if (session.state === 'connected' && seat.holds === 'unauthenticated') {
+          if (!promote(ws, seat)) {
+            refuseConnected(ws, session);
+            return;
+          }
+        }
         perform(ws, session, actions, now);
       });
     },
 
     close: (ws) => {
       guard('close', null, () => {
-        if (sessions.delete(ws)) connections.release();
+        if (sessions.delete(ws)) release(ws, ws.getUserData().seat);
         broadcaster.removeSocket(ws);
         ws.getUserData().session.markClosed();
         if (sessions.size === 0) stopTimer();

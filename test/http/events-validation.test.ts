@@ -140,6 +140,30 @@ const cases: Case[] = [
     body: { ...valid, tags: { 'line\nbreak': 1, 'para\u2028sep': 2 } },
     fields: ['tags.line\nbreak', 'tags.para\u2028sep'],
   },
+  // tags are bounded (issue 29): 64 of them, keys 255 characters, values 1,024.
+  {
+    name: 'tags 65 of them',
+    body: {
+      ...valid,
+      tags: Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, 'v'])),
+    },
+    fields: ['tags'],
+  },
+  {
+    name: 'tags key 256 characters',
+    body: { ...valid, tags: { ['k'.repeat(256)]: 'v' } },
+    fields: ['tags'],
+  },
+  {
+    name: 'tags value 1,025 characters',
+    body: { ...valid, tags: { big: 'v'.repeat(1025) } },
+    fields: ['tags.big'],
+  },
+  {
+    name: 'tags value 900 KB',
+    body: { ...valid, tags: { big: 'v'.repeat(900_000) } },
+    fields: ['tags.big'],
+  },
   // metadata: an object (any JSON inside), not nested without bound.
   ...['note', [], [{ a: 1 }], null, 5, true].map((metadata) => ({
     name: `metadata ${JSON.stringify(metadata)}`,
@@ -245,6 +269,17 @@ const cases: Case[] = [
     body: { ...valid, metadata: { '\ud83d': 1 } },
     fields: ['metadata'],
   },
+  // timestamp: at most 24 hours ahead of the server clock (issue 29).
+  {
+    name: 'timestamp 9999-12-31',
+    body: { ...valid, timestamp: '9999-12-31T23:59:59Z' },
+    fields: ['timestamp'],
+  },
+  {
+    name: 'timestamp 25 hours ahead',
+    body: { ...valid, timestamp: new Date(Date.now() + 25 * 3_600_000).toISOString() },
+    fields: ['timestamp'],
+  },
   // Every failing field at once.
   {
     name: 'every field wrong',
@@ -324,3 +359,43 @@ void t.test(
     });
   },
 );
+
+void t.test(
+  'bounds pass at their limits: 64 tags, key 255, value 1,024, 23 hours ahead',
+  async (t) => {
+    const tags = Object.fromEntries(Array.from({ length: 63 }, (_, i) => [`k${i}`, 'v']));
+    const atLimits = {
+      ...valid,
+      tags: { ...tags, ['k'.repeat(255)]: '😀'.repeat(1024) },
+      timestamp: new Date(Date.now() + 23 * 3_600_000).toISOString(),
+    };
+    const res = await svc.request('/api/v1/events', { json: atLimits });
+    t.equal(res.status, 202, await res.clone().text());
+  },
+);
+
+void t.test('a number too large for a double is named, not stored as null', async (t) => {
+  for (const [raw, field] of [
+    ['{"eventType":"a","source":"s","metadata":{"big":1e309}}', 'metadata.big'],
+    ['{"eventType":"a","source":"s","metadata":{"list":[1, -2.5E+400]}}', 'metadata.list.1'],
+    [`{"eventType":"a","source":"s","metadata":{"n":${'9'.repeat(400)}}}`, 'metadata.n'],
+  ] as const) {
+    const res = await svc.request('/api/v1/events', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: raw,
+    });
+    const error = await expectError(t, res, 400, 'VALIDATION_FAILED', [field]);
+    t.match(error.errors?.[field], /finite number/);
+  }
+  const batch = await svc.request('/api/v1/events/batch', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '[{"eventType":"a","source":"s","metadata":{"big":1e309}}]',
+  });
+  t.match(await batch.json(), {
+    accepted: 0,
+    rejected: 1,
+    results: [{ errors: { 'metadata.big': /finite/ } }],
+  });
+});

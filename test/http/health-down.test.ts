@@ -23,7 +23,12 @@ t.teardown(async () => {
   await pg?.stop();
   await rm(dir, { recursive: true, force: true });
 });
-const svc = await startTestService(t, { DB_QUERY_TIMEOUT_MS: '2000' }, { databaseUrl: pg.url });
+// Each call probes (no reuse of the last answer): the outage must show at the very next call.
+const svc = await startTestService(
+  t,
+  { DB_QUERY_TIMEOUT_MS: '2000', HEALTH_CACHE_MS: '0' },
+  { databaseUrl: pg.url },
+);
 
 const ingest = (eventType: string): Promise<Response> =>
   svc.request('/api/v1/events', { json: { eventType, source: 'health-down' } });

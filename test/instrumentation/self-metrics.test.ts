@@ -78,6 +78,11 @@ void t.test('what another part registers is exported, named vigil_ and once', as
       bySource: { s: 1 },
       bySeverity: { INFO: 1, WARNING: 0, ERROR: 0, CRITICAL: 0 },
     },
+    caps: {
+      eventTypes: { cap: 1000, used: 1000, watched: 1, overflowed: true, fills: 2 },
+      sources: { cap: 1000, used: 1, watched: 0, overflowed: false, fills: 0 },
+      users: { cap: 100_000, used: 1, overflowed: false, fills: 0 },
+    },
   };
   const self = createSelfMetrics(fakeDeps(() => Promise.resolve(actor)));
   let epoch = 4;
@@ -88,6 +93,11 @@ void t.test('what another part registers is exported, named vigil_ and once', as
   t.same(families.get('vigil_rules_active')?.metrics, [{ value: '2' }]);
   t.same(families.get('vigil_events_by_type_total')?.metrics, [
     { labels: { event_type: 'a' }, value: '1' },
+  ]);
+  t.same(families.get('vigil_metrics_cap_fills_total')?.metrics, [
+    { labels: { cap: 'eventTypes' }, value: '2' },
+    { labels: { cap: 'sources' }, value: '0' },
+    { labels: { cap: 'users' }, value: '0' },
   ]);
   t.throws(() => self.register({ name: 'lease_epoch', help: 'x', kind: 'gauge', read: () => 0 }));
   t.throws(() =>

@@ -78,7 +78,27 @@ const ALLOWED = [
   '::ffff:8.8.8.8',
   '::ffff:808:808',
   '64:ff9b::8.8.8.8',
+  '2002:808:808::1',
+  '2002:c0a7:ffff::',
 ];
+
+t.test('6to4 carries its IPv4 (same rule); Teredo is refused whole', (t) => {
+  const refused = [
+    '2002:7f00:1::1', // 127.0.0.1
+    '2002:a00:1::', // 10.0.0.1
+    '2002:a9fe:a9fe::1', // 169.254.169.254, cloud metadata
+    '2002:c0a8:101:1::5', // 192.168.1.1
+    '2002::1', // 0.0.0.0
+    '2001:0:4136:e378:8000:63bf:3fff:fdd2', // Teredo (RFC 4380's example)
+    '2001::1',
+  ];
+  for (const address of refused) {
+    t.notOk(isAddressAllowed(address, NON_PUBLIC_ADDRESSES), `${address} refused`);
+  }
+  t.ok(isAddressAllowed('2002:808:808::1', NON_PUBLIC_ADDRESSES), '8.8.8.8 by 6to4 is public');
+  t.ok(isAddressAllowed('2001:1::1', NON_PUBLIC_ADDRESSES), 'outside 2001::/32');
+  t.end();
+});
 
 t.test('every non-public address is refused; public ones are allowed', (t) => {
   for (const address of REFUSED) {

@@ -93,7 +93,13 @@ void t.test('a PUT through the API is used by the next alert', async (t) => {
   t.match(first.deliveries, [{ channel: 'webhook:moving-hook', ok: true }]);
   t.equal(before.received[0]?.headers.authorization, 'Bearer hooksecret');
 
-  await points.put(point.id, { settings: { url: after.url } });
+  // Another origin (another port): the header was given for the old one, and must be given again.
+  const refused = await points.send('PUT', `/${point.id}`, { settings: { url: after.url } });
+  t.equal(refused.status, 400);
+  t.match(await refused.json(), { errors: { 'settings.headers': /another origin/ } });
+  await points.put(point.id, {
+    settings: { url: after.url, headers: { Authorization: 'Bearer movedsecret' } },
+  });
   const second = await firstDeliveredAlert(svc, {
     name: 'Errors to the moved hook',
     severity: 'LOW',
@@ -106,8 +112,12 @@ void t.test('a PUT through the API is used by the next alert', async (t) => {
     return body.transition === 'FIRING' && body.ruleId === second.ruleId;
   });
   t.equal(firing.length, 1, 'the new URL got the alert');
-  t.equal(firing[0]?.headers.authorization, 'Bearer hooksecret', 'the header was kept');
-  t.notMatch(JSON.stringify(await alertsOf(svc, second.ruleId)), /hooksecret/);
+  t.equal(firing[0]?.headers.authorization, 'Bearer movedsecret', 'the header given again');
+  t.notOk(
+    after.received.some((r) => r.headers.authorization === 'Bearer hooksecret'),
+    'the old header never reached the new host',
+  );
+  t.notMatch(JSON.stringify(await alertsOf(svc, second.ruleId)), /hooksecret|movedsecret/);
 });
 
 void t.test(

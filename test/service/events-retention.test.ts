@@ -23,7 +23,8 @@ let clock = T0 + 12 * HOUR;
 let fire = (): void => {};
 const svc = await startTestService(
   t,
-  { EVENTS_RETENTION_DAYS: '2', ALERTS_RETENTION_DAYS: '3' },
+  // The injected clock runs 4 days ahead of the real one, and so do the timestamps sent.
+  { EVENTS_RETENTION_DAYS: '2', ALERTS_RETENTION_DAYS: '3', EVENTS_MAX_FUTURE_HOURS: '168' },
   {
     hooks: {
       retentionTimers: {

@@ -68,6 +68,24 @@ export const SnapshotSchema = strict({
   topUsers: Type.Array(strict({ userId: Type.String(), eventCount: Count, lastSeen: Instant }), {
     maxItems: 10,
   }),
+  // Added to spec 2.10 (issue 29): how full each metrics cap is (docs/metrics.md "Caps").
+  limits: strict({
+    eventTypes: strict({
+      cap: Count,
+      used: Count,
+      watched: Count,
+      overflowed: Type.Boolean(),
+      fills: Count,
+    }),
+    sources: strict({
+      cap: Count,
+      used: Count,
+      watched: Count,
+      overflowed: Type.Boolean(),
+      fills: Count,
+    }),
+    users: strict({ cap: Count, used: Count, overflowed: Type.Boolean(), fills: Count }),
+  }),
 });
 
 export type Snapshot = Static<typeof SnapshotSchema>;

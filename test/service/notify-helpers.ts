@@ -19,6 +19,12 @@ export interface FixedReceiver {
   readonly port: number;
   /** Requests received so far. */
   readonly requests: () => number;
+  /**
+   * Requests received so far that carried this `Idempotency-Key` (a transitionId): a test counts
+   * the attempts of the one notification it waits for, not whatever else reached the receiver
+   * by then (a RESOLVED of the same rule, a redelivery of another).
+   */
+  readonly requestsFor: (transitionId: string) => number;
 }
 
 /** A node:http server on 127.0.0.1:0 answering `status` with `body` (text/plain) to everything. */
@@ -28,14 +34,21 @@ export async function startFixedReceiver(
   body: string,
 ): Promise<FixedReceiver> {
   let requests = 0;
-  const server = createServer((_req, res) => {
+  const byKey = new Map<string, number>();
+  const server = createServer((req, res) => {
     requests++;
+    const key = req.headers['idempotency-key'];
+    if (typeof key === 'string') byKey.set(key, (byKey.get(key) ?? 0) + 1);
     res.writeHead(status, { 'content-type': 'text/plain' });
     res.end(body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  return { port: (server.address() as AddressInfo).port, requests: () => requests };
+  return {
+    port: (server.address() as AddressInfo).port,
+    requests: () => requests,
+    requestsFor: (transitionId) => byKey.get(transitionId) ?? 0,
+  };
 }
 
 export interface NotifyingRule {

@@ -288,13 +288,17 @@ void t.test('past MAX_CONNECTIONS an upgrade is refused 503; a close frees a pla
   await until(() => connections.inUse() === 0, 'every place is free again');
 });
 
-void t.test('a place taken between upgrade and open closes the new socket with 1013', async (t) => {
-  // As when an HTTP request takes the last place after the upgrade was let through.
+void t.test('MAX_CONNECTIONS reached when a CONNECT is accepted: ERROR, then 1013', async (t) => {
+  // As when HTTP requests took the last place while the socket was waiting for its CONNECT.
   const connections = { ...createConnectionLimit(10), tryTake: () => false };
   const server = await startServer({ connections });
   t.teardown(() => server.stop());
   const c = new RawClient(server.url());
+  await c.opened;
+  c.send('CONNECT\naccept-version:1.2\nheart-beat:0,0\n\n\0');
   t.equal((await c.closed).code, 1013);
+  t.equal(c.frames[0]?.command, 'ERROR');
+  t.match(c.frames[0]?.headers.message, /too many connections/);
   t.equal(server.endpoint.sessionCount(), 0);
 });
 

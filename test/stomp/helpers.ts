@@ -81,8 +81,12 @@ export class RawClient {
   private readonly decoder = new FrameDecoder(1 << 24);
   private waiters: Array<() => void> = [];
 
-  constructor(url: string, protocols: string[] = ['v12.stomp']) {
-    this.ws = new WebSocket(url, protocols);
+  constructor(
+    url: string,
+    protocols: string[] = ['v12.stomp'],
+    options: WebSocket.ClientOptions = {},
+  ) {
+    this.ws = new WebSocket(url, protocols, options);
     this.opened = new Promise((resolve, reject) => {
       this.ws.once('open', () => resolve());
       this.ws.once('error', reject);

@@ -1,44 +1,26 @@
 /**
- * @module What a read of a contact point shows of its secrets (issue 17): a URL keeps its scheme
- * and host and just enough of its path to be recognised (`https://hooks.slack.com/services/T0…/****`),
- * every header value is `****`; e-mail addresses, Slack channel, subject and timeout are shown.
+ * @module What a read of a contact point shows of its secrets (issues 17, 29): a URL its scheme and
+ * host only (`https://hooks.slack.com/****`), every header value `****`; e-mail addresses, Slack channel, subject and timeout are shown.
  * The same forms, sent back in an update, mean "keep the stored secret" (settings-update.ts).
  */
 import { SECRET_KEYS } from '../rules/notification-config.ts';
 import type { ContactPoint } from './contact-point.ts';
 
 export const HIDDEN = '****';
-/** Characters of the path shown before the ellipsis. */
-const SHOWN = 2;
 
 /**
- * `scheme://host/` and the first 2 characters of the first path segment, then `…/****`. A path of
- * three or more segments (a route prefix, then the secret ones: Slack's
- * `/services/T…/B…/…`) shows its first segment whole and the next one's first 2 characters. The
- * query and fragment are never shown. Not a URL at all: `****`.
+ * `scheme://host[:port]/****`: nothing of the path, the query nor the fragment, which may be the
+ * secret itself (Slack's `/services/T…/B…/…`, a token in a path segment). Not a URL: `****`.
  */
 export function redactUrl(value: unknown): string {
   if (typeof value !== 'string') return HIDDEN;
-  let url: URL;
   try {
-    url = new URL(value);
+    const url = new URL(value);
+    return `${url.protocol}//${url.host}/${HIDDEN}`;
   } catch {
     return HIDDEN;
   }
-  const segments = url.pathname.split('/').filter((s) => s !== '');
-  const prefix = segments.length >= 3 ? `${segments[0] ?? ''}/` : '';
-  const secret = segments.length >= 3 ? segments[1] : segments[0];
-  const shown = secret === undefined ? '' : `${[...decodeSafe(secret)].slice(0, SHOWN).join('')}…/`;
-  return `${url.protocol}//${url.host}/${prefix}${shown}${HIDDEN}`;
 }
-
-const decodeSafe = (segment: string): string => {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
-};
 
 const redactHeaders = (headers: unknown): Record<string, string> =>
   typeof headers === 'object' && headers !== null

@@ -45,3 +45,53 @@ export function mergeSettingsUpdate(
   }
   return next;
 }
+
+/** scheme://host:port of a URL; null when it is not one (validation says so). */
+function originOf(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  try {
+    return new URL(value).origin;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Header secrets stay with their destination (issue 29): a PUT that moves a URL to another origin
+ * (scheme, host, port) must give the stored headers again, or drop them (`headers: null` or
+ * `{}`); kept as they are, they would go to a host they were never meant for. The errors by
+ * field, none when the update may proceed.
+ */
+export function secretsLeftBehind(
+  type: NotificationChannel,
+  stored: Readonly<Record<string, unknown>>,
+  given: unknown,
+): Record<string, string> {
+  const secrets = SECRET_KEYS[type];
+  const storedHeaders = stored.headers;
+  if (!secrets.includes('headers') || !isObject(given) || !isObject(storedHeaders)) return {};
+  if (Object.keys(storedHeaders).length === 0) return {};
+  const moved = secrets.find((key) => {
+    if (key === 'headers' || !(key in given) || given[key] === redactSecret(key, stored[key])) {
+      return false;
+    }
+    const [before, after] = [originOf(stored[key]), originOf(given[key])];
+    return before !== null && after !== null && before !== after;
+  });
+  if (moved === undefined) return {};
+  const why =
+    `settings.${moved} moves to another origin (scheme, host, port), and the stored header ` +
+    'values were given for the old one';
+  const headers = given.headers;
+  if (headers === undefined) {
+    return { 'settings.headers': `${why}: give settings.headers again, or null to drop them` };
+  }
+  if (!isObject(headers)) return {};
+  const errors: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === HIDDEN && name in storedHeaders) {
+      errors[`settings.headers.${name}`] = `${why}: give this header's value again`;
+    }
+  }
+  return errors;
+}

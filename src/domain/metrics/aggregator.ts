@@ -6,13 +6,16 @@ import { SEVERITIES, type MetricEvent } from '../event.ts';
 import { buildSnapshot } from './snapshot/build-snapshot.ts';
 import type { IndexedMetric, MetricRef } from './windows/metric-names.ts';
 import { DEFAULT_METRICS_LIMITS, type MetricsLimits } from './metrics-limits.ts';
-import { LastEventTimes, type NewestEvents } from './state/last-event-times.ts';
+import { LastEventTimes, type NewestEvents, type WatchedKeys } from './state/last-event-times.ts';
+import { CarriedFills, type MetricsCapsUsage } from './state/cap-usage.ts';
 import { MetricsState } from './state/metrics-state.ts';
 import { recordEvents } from './state/record-events.ts';
 import type { MetricsHistory, MetricsSnapshot } from './snapshot/snapshot.ts';
 import { buildHistory } from './snapshot/history.ts';
 import { countsSinceStart, type CountsSinceStart } from './snapshot/counts-since-start.ts';
 import { WindowReads, type SlotValues, type WindowedMetrics } from './windows/window-reads.ts';
+
+const NOTHING_WATCHED: WatchedKeys = { types: new Set(), sources: new Set() };
 import type { BucketRead, BucketedMetrics } from './windows/bucket-read.ts';
 import { bucketValueOf } from './windows/bucket-values.ts';
 import type { Histogram } from 'hdr-histogram-js';
@@ -29,6 +32,9 @@ export class Aggregator implements WindowedMetrics, BucketedMetrics {
   private state: MetricsState;
   /** Not part of `state`: a reset leaves it (last-event-times.ts). */
   private readonly lastEvents: LastEventTimes;
+  /** The keys the rules name; kept across a reset (a new state watches them too). */
+  private watched = NOTHING_WATCHED;
+  private readonly fills = new CarriedFills();
   /** Scratch merge of ANOMALY latency buckets, made on first use. */
   private latencyMerge: Histogram | undefined;
 
@@ -71,14 +77,27 @@ export class Aggregator implements WindowedMetrics, BucketedMetrics {
     this.lastEvents.seed(newest);
   }
 
-  /** The rule set's reads: the types and sources they watch are kept past the caps. */
-  watch(reads: WindowReads): void {
-    this.lastEvents.watch(reads.watchedKeys());
+  /**
+   * The types and sources the rule set names (rules/watched-keys.ts): counted by name whatever
+   * the caps from now on, and their producer-silent times kept. Counts not back-filled: what such
+   * a key counted under `(other)` before stays there (docs/metrics.md "Caps").
+   */
+  watch(keys: WatchedKeys): void {
+    this.watched = keys;
+    this.state.types.watch(keys.types);
+    this.state.sources.watch(keys.sources);
+    this.lastEvents.watch(keys);
   }
 
   snapshot(): MetricsSnapshot {
     const now = this.tick();
-    return buildSnapshot(this.state, now);
+    return buildSnapshot(this.state, now, this.fills.usage(this.state));
+  }
+
+  /** How full each cap is, and the fills since start (a reset does not zero them). */
+  capsUsage(): MetricsCapsUsage {
+    this.tick();
+    return this.fills.usage(this.state);
   }
 
   /** The last `minutes` (1..1440) minute by minute, the current one last. */
@@ -95,7 +114,10 @@ export class Aggregator implements WindowedMetrics, BucketedMetrics {
 
   /** Zeroes everything, peak included; the no-data peakTimestamp becomes this moment. */
   reset(): void {
+    this.fills.carry(this.state);
     this.state = new MetricsState(this.limits, this.now());
+    this.state.types.watch(this.watched.types);
+    this.state.sources.watch(this.watched.sources);
   }
 
   valuesOf(reads: WindowReads): SlotValues {

@@ -45,6 +45,8 @@ import { Throttle } from './throttle.ts';
 import type { MetricEvent } from '../event.ts';
 import { PatternRules, type PatternStatus } from './pattern/pattern-rules.ts';
 import { countsEvents } from './partial-view.ts';
+import { watchedKeysOf } from './watched-keys.ts';
+import type { WatchedKeys } from '../metrics/state/last-event-times.ts';
 
 /** GET /rules/{id}/status: the lifecycle state, and what the rule's type adds of its own. */
 export interface RuleRuntimeStatus {
@@ -272,6 +274,11 @@ export class RuleEngine {
   /** The reads of the current set (the metrics keep the producers they watch past the caps). */
   reads(): WindowReads {
     return this.set.reads;
+  }
+
+  /** The types and sources the ACTIVE rules name: the metrics count them by name past the caps. */
+  watchedKeys(): WatchedKeys {
+    return watchedKeysOf(this.entries.map((entry) => entry.rule));
   }
 
   /** When an ACTIVE rule entered the set (for the rule test), or undefined. */

@@ -1,7 +1,8 @@
 /**
  * @module POST /api/v1/rules/backtest (docs/backtest.md): a rule (a draft, or a stored one by id)
  * replayed over the stored events of up to seven days through the live evaluator's code, on a
- * thread of its own (actors/backtest-runner.ts). `read` scope; one at a time per API key.
+ * thread of its own (actors/backtest-runner.ts). `read` scope; bounded per key and in all
+ * (BACKTEST_MAX_*, with a slot kept for admin keys).
  */
 import { Type } from '@sinclair/typebox';
 import type { BacktestRunner } from '../../actors/backtest-runner.ts';
@@ -12,6 +13,7 @@ import { validationError } from '../../errors.ts';
 import { BacktestBody, checkBacktestBody } from '../../schemas/backtest.ts';
 import { BacktestChartSchema } from '../../schemas/backtest-responses.ts';
 import { ErrorSchema } from '../../schemas/event-responses.ts';
+import { inSlot, type ReadSlots } from '../read-slots.ts';
 import type { Reply } from '../reply.ts';
 import type { Request, Route } from '../route-types.ts';
 import { loadRule } from './rules.ts';
@@ -19,6 +21,8 @@ import { loadRule } from './rules.ts';
 export interface BacktestDeps {
   readonly pool: StoragePool;
   readonly backtests: BacktestRunner;
+  /** BACKTEST_MAX_RUNNING and BACKTEST_MAX_PER_KEY, with a slot kept for admin keys. */
+  readonly backtestSlots: ReadSlots;
   /** BACKTEST_TIME_BUDGET_MS. */
   readonly backtestBudgetMs: number;
   /** RULE_EVALUATION_MS: the replay ticks as often as the live evaluator. */
@@ -42,13 +46,6 @@ const asActive = (id: number, version: number, rule: RuleFields): ActiveRule => 
   ...NO_ALERT_HISTORY,
 });
 
-/** Who may run one backtest at a time: the stored key, else the principal's label. */
-const ownerOf = (req: Request): string => {
-  const principal = req.principal;
-  if (principal === null) return 'anonymous';
-  return principal.keyId === null ? `label:${principal.label}` : `key:${principal.keyId}`;
-};
-
 async function backtest(deps: BacktestDeps, req: Request): Promise<Reply> {
   const checked = checkBacktestBody(req.body, req.receivedAt);
   if (!checked.ok) throw validationError(checked.errors);
@@ -59,13 +56,21 @@ async function backtest(deps: BacktestDeps, req: Request): Promise<Reply> {
   if (draft !== null) rule = asActive(stored?.id ?? 0, stored?.version ?? 0, draft);
   else if (stored !== null) rule = asActive(stored.id, stored.version, stored);
   else throw validationError({ rule: 'give a rule body or a ruleId' });
-  const result = await deps.backtests.run(ownerOf(req), {
+  const job = {
     rule,
     from,
     to,
     evaluationMs: deps.evaluationMs,
     budgetMs: deps.backtestBudgetMs,
     limits: deps.metricsLimits,
+  };
+  // The thread is ended (terminated past its budget) by the time the answer settles.
+  const result = await inSlot(deps.backtestSlots, req.principal, async (release) => {
+    try {
+      return await deps.backtests.run(job);
+    } finally {
+      release();
+    }
   });
   return { status: 200, body: result };
 }

@@ -80,7 +80,7 @@ const View = Type.Object(
         name: 'oncall',
         type: 'slack',
         isDefault: true,
-        settings: { webhookUrl: 'https://hooks.slack.com/services/T0…/****', channel: '#alerts' },
+        settings: { webhookUrl: 'https://hooks.slack.com/****', channel: '#alerts' },
         createdAt: '2026-11-25T02:00:00.000Z',
         updatedAt: '2026-11-25T02:00:00.000Z',
       },

@@ -4,6 +4,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { IngestBatcher } from '../../actors/ingest-batcher.ts';
+import type { ReadsPool } from '../../actors/reads-pool.ts';
 import type { StoragePool } from '../../actors/storage-pool.ts';
 import { idOfEventId, eventIdOf } from '../../domain/event-id.ts';
 import { AppError, notFound, validationError } from '../../errors.ts';
@@ -22,13 +23,20 @@ import {
 import { mayHoldUnstorable } from '../../schemas/json-guards.ts';
 import { isPaging, PagingQuerySchema, parsePaging, toPage } from '../../schemas/paging.ts';
 import type { IngestCounts } from '../ingest-answers.ts';
+import { inSlot, type ReadSlots } from '../read-slots.ts';
 import type { Reply } from '../reply.ts';
 import type { Request, Route } from '../route-types.ts';
 
 export interface EventDeps {
   readonly batcher: IngestBatcher;
   readonly pool: StoragePool;
+  /** Where event pages are read: threads, connections and a queue apart from ingest's. */
+  readonly pages: ReadsPool;
+  /** EVENT_PAGES_MAX_RUNNING and EVENT_PAGES_MAX_PER_KEY: pages read at once. */
+  readonly pageSlots: ReadSlots;
   readonly batchMaxEvents: number;
+  /** How far ahead of the receive time an event's timestamp may be; default 24 h. */
+  readonly eventMaxFutureMs?: number;
   /** Where the ingest routes' answers are counted (GET /metrics); absent: not counted. */
   readonly ingestCounts?: IngestCounts;
 }
@@ -96,6 +104,7 @@ async function ingestOne(deps: EventDeps, req: Request): Promise<Reply> {
     req.receivedAt,
     mayHoldUnstorable(req.rawBody),
     producerOf(req.principal),
+    deps.eventMaxFutureMs,
   );
   if (!checked.ok) throw validationError(checked.errors);
   const refused = sourceRefusal(req.principal, checked.event.source);
@@ -139,7 +148,13 @@ async function ingestBatch(deps: EventDeps, req: Request): Promise<Reply> {
   const producer = producerOf(req.principal);
   const valid: NewEvent[] = [];
   const checks = items.map((item): EventCheck => {
-    const checked = checkEventRequest(item, req.receivedAt, unstorable, producer);
+    const checked = checkEventRequest(
+      item,
+      req.receivedAt,
+      unstorable,
+      producer,
+      deps.eventMaxFutureMs,
+    );
     if (!checked.ok) return checked;
     const refused = sourceRefusal(req.principal, checked.event.source);
     if (refused !== null) return { ok: false, errors: { source: refused } };
@@ -172,7 +187,9 @@ async function ingestBatch(deps: EventDeps, req: Request): Promise<Reply> {
 async function list(deps: EventDeps, req: Request, eventType: string | null): Promise<Reply> {
   const paging = parsePaging(req.query);
   if (!isPaging(paging)) throw validationError(paging);
-  const result = await deps.pool.run('listEvents', { eventType, ...paging });
+  const result = await inSlot(deps.pageSlots, req.principal, (release) =>
+    deps.pages.run('listEvents', { eventType, ...paging }, release),
+  );
   if (!result.ok) throw failed(result.message);
   return { status: 200, body: toPage(result.value.rows, result.value.total, paging) };
 }
@@ -237,7 +254,7 @@ export const eventRoutes = (deps: EventDeps): Route[] => [
     doc: {
       summary: 'Events, newest first',
       query: PagingQuerySchema,
-      responses: { 200: EventPageSchema, ...errors },
+      responses: { 200: EventPageSchema, ...errors, 429: ErrorSchema },
     },
     handle: (req) => list(deps, req, null),
   },
@@ -249,7 +266,7 @@ export const eventRoutes = (deps: EventDeps): Route[] => [
     doc: {
       summary: 'Events of one type, newest first',
       query: PagingQuerySchema,
-      responses: { 200: EventPageSchema, ...errors },
+      responses: { 200: EventPageSchema, ...errors, 429: ErrorSchema },
     },
     handle: (req) => list(deps, req, req.params.eventType ?? ''),
   },

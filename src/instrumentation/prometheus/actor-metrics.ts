@@ -7,6 +7,7 @@
 import type { MetricsActor } from '../../actors/metrics-actor-client.ts';
 import type { ActorSelfMetrics } from '../../protocol/metrics-actor.ts';
 import type { Exposition } from './exposition.ts';
+import { CAP_NAMES } from '../../domain/metrics/state/cap-usage.ts';
 import { counter, gauge, type MetricSource, type Sample } from './metric-source.ts';
 
 export interface ActorMetricsDeps {
@@ -99,6 +100,19 @@ export function addActorMetrics(
     eventsBy('source', 'source (past METRICS_MAX_SOURCES: (other))', (a) => a.counts.bySource),
   );
   exposition.add(eventsBy('severity', 'severity', (a) => a.counts.bySeverity));
+  exposition.add({
+    name: 'vigil_metrics_cap_fills_total',
+    help:
+      'Times a metrics cap filled since start: new event types / sources no rule names then ' +
+      'count under (other); past the user cap uniqueUsers is an estimate',
+    kind: 'counter',
+    labelNames: ['cap'],
+    read: () => {
+      const actor = reply();
+      if (actor === null) return [];
+      return CAP_NAMES.map((cap) => ({ labels: { cap }, value: actor.caps[cap].fills }));
+    },
+  });
 
   return async () => {
     const asked = deps.now();

@@ -165,7 +165,7 @@ void t.test('keys past the caps are not kept unless a rule watches them', (t) =>
     [activeRule(1, leaf('secondsSinceLastEventByType[watched]', 'GREATER_THAN', 5))],
     T0,
   );
-  aggregator.watch(engine.reads());
+  aggregator.watch(engine.watchedKeys());
   aggregator.record([
     event(T0, { eventType: 'first' }),
     event(T0, { eventType: 'unwatched' }),

@@ -6,6 +6,7 @@ import { SEVERITIES, type Severity } from '../../event.ts';
 import type { KeyRegistry } from '../state/key-registry.ts';
 import type { LatencyWindow } from '../state/latency-window.ts';
 import type { MetricsState } from '../state/metrics-state.ts';
+import type { MetricsCapsUsage } from '../state/cap-usage.ts';
 import { RETENTION_MINUTES, TOP_USERS } from '../metrics-limits.ts';
 import type { LatencyStats, MetricsSnapshot, TimeWindowStats } from './snapshot.ts';
 import { averageThroughput, currentThroughput, throughputTrend } from '../state/throughput.ts';
@@ -15,7 +16,11 @@ import { clampWindow } from '../windows/window-read.ts';
 const rate = (part: number, whole: number): number => (whole === 0 ? 0 : (100 * part) / whole);
 const average = (sum: number, count: number): number => (count === 0 ? 0 : sum / count);
 
-export function buildSnapshot(state: MetricsState, now: number): MetricsSnapshot {
+export function buildSnapshot(
+  state: MetricsState,
+  now: number,
+  limits: MetricsCapsUsage,
+): MetricsSnapshot {
   const { totals } = state;
   const eventsByType = countsByKey(state.types, totals.byType);
   const eventsBySource = countsByKey(state.sources, totals.bySource);
@@ -72,6 +77,7 @@ export function buildSnapshot(state: MetricsState, now: number): MetricsSnapshot
       eventCount: user.eventCount,
       lastSeen: isoOf(user.lastSeen),
     })),
+    limits,
   };
 }
 

@@ -6,6 +6,7 @@
 import type { ClusterView } from '../../cluster/cluster-view.ts';
 import type { Severity } from '../../event.ts';
 import type { Trend } from '../state/throughput.ts';
+import type { MetricsCapsUsage } from '../state/cap-usage.ts';
 
 export type { Trend } from '../state/throughput.ts';
 
@@ -85,6 +86,11 @@ export interface MetricsSnapshot {
   readonly throughput: Throughput;
   readonly timeWindows: TimeWindows;
   readonly topUsers: readonly TopUser[];
+  /**
+   * Not in spec 2.10 (an added field): how full each cap is, and whether keys now count under
+   * `(other)` (types, sources) or uniqueUsers is an estimate (users). docs/metrics.md "Caps".
+   */
+  readonly limits: MetricsCapsUsage;
   /** Cluster mode only (NATS_URL set): whose batches these figures count, and if all of them. */
   readonly cluster?: ClusterView;
 }

@@ -29,7 +29,10 @@ export class ExpiredCounts {
   }
 }
 
-/** Counts by id into counts by name; a name that finds the map full counts under `(other)`. */
+/**
+ * Counts by id into counts by name; a name that finds the map full counts under `(other)`, unless
+ * a rule watches it (those are bounded by the rule set).
+ */
 function addByName(
   into: Map<string, number>,
   counts: Uint32Array,
@@ -40,7 +43,7 @@ function addByName(
     const count = counts[id]!;
     if (count === 0) continue;
     const name = registry.nameOf(id) ?? OTHER_KEY;
-    const key = into.has(name) || into.size < maxNames ? name : OTHER_KEY;
+    const key = into.has(name) || into.size < maxNames || registry.isWatched(id) ? name : OTHER_KEY;
     into.set(key, (into.get(key) ?? 0) + count);
   }
 }

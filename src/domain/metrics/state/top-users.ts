@@ -41,6 +41,8 @@ export class UserTracker {
   private oldestMinute = 0;
   /** Newest last-seen minute of a user forgotten (past the cap) while still inside the 24 h. */
   private lastForgotten = -1;
+  /** Times the cap filled: a user still inside the 24 h forgotten while none was before. */
+  private fillCount = 0;
 
   constructor(private readonly maxUsers: number) {}
 
@@ -98,6 +100,24 @@ export class UserTracker {
     return count;
   }
 
+  /** True while a user forgotten past the cap may still be in the 24 h (uniqueUsers estimated). */
+  get overflowed(): boolean {
+    return this.lastForgotten >= this.oldestMinute;
+  }
+
+  /** Users tracked one by one now. */
+  get tracked(): number {
+    return this.slots.size;
+  }
+
+  get cap(): number {
+    return this.maxUsers;
+  }
+
+  get fills(): number {
+    return this.fillCount;
+  }
+
   /** Distinct users of a range ending now are exact only when it starts after this minute. */
   get forgottenThrough(): number {
     return this.lastForgotten;
@@ -146,6 +166,7 @@ export class UserTracker {
     if (this.slots.size >= this.maxUsers && this.head !== NONE) {
       const forgotten = minuteOf(this.lastSeen[this.head]!);
       if (forgotten >= this.oldestMinute) {
+        if (!this.overflowed) this.fillCount++;
         this.lastForgotten = Math.max(this.lastForgotten, forgotten);
       }
       this.remove(this.head);

@@ -56,7 +56,7 @@ export class Replay {
     this.aggregator = new Aggregator({ ...limits, now: () => this.clock });
     this.metrics = new ReplayMetrics(this.aggregator, () => this.clock, clockBound(rule));
     this.engine.setRules([rule], activeFrom);
-    this.aggregator.watch(this.engine.reads());
+    this.aggregator.watch(this.engine.watchedKeys());
   }
 
   /** A committed batch, received by `at` (each event's receivedAt <= at), in receipt order. */
