@@ -66,10 +66,13 @@ t.test('Content-Length headers that disagree: 400 naming the header, then close'
     t.match(answer.text, /"content-length":"Content-Length headers disagree/);
     t.ok(answer.closedByServer, 'the connection is closed');
   }
-  // A list in one header never reaches the service: uWebSockets.js closes the connection.
+  // A list in one header never reaches the service: uWebSockets.js closes the connection, silently
+  // (20.30, Node 20 on glibc < 2.38) or after its own 400 page (20.57).
   for (const list of [`${body.length}, 5`, `${body.length}, ${body.length}`]) {
     const answer = await exchange(post(body, [list]), 1);
-    t.same(answer, { text: '', closedByServer: true }, `Content-Length: ${list}: closed by uWS`);
+    t.ok(answer.closedByServer, `Content-Length: ${list}: closed by uWS`);
+    t.match(answer.text, /^(|HTTP\/1\.1 400 [^]*)$/, `Content-Length: ${list}: nothing but a 400`);
+    t.notMatch(answer.text, /202/, `Content-Length: ${list}: not accepted`);
   }
   t.same(await stored(svc.db), before, 'nothing stored');
 
