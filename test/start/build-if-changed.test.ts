@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
-import { buildIfChanged, inputsHash } from '../../scripts/build-if-changed.ts';
+import { buildIfChanged, inputsHash } from '../../src/build-if-changed.ts';
 
 async function project(
   t: Test,
