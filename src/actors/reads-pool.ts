@@ -4,10 +4,9 @@
  * client can ask for. A replay of 200,000 events or a deep page then waits for, and fails on,
  * these only: never on the storage pool's connections and queue, which ingest needs.
  */
-import { Piscina } from 'piscina';
 import { AppError } from '../errors.ts';
 import type { ReadHandlers, ReadOperation, ReadsWorkerData } from '../protocol/storage.ts';
-import { workerEntry, workerExecArgv } from './worker-entry.ts';
+import { startDatabasePool } from './database-pool.ts';
 
 type ReadInput<K extends ReadOperation> = Parameters<ReadHandlers[K]>[0];
 type ReadOutput<K extends ReadOperation> = Awaited<ReturnType<ReadHandlers[K]>>;
@@ -39,19 +38,7 @@ export interface ReadsPoolOptions {
 const TIMED_OUT = { ok: false, code: 'DB_FAILURE', message: 'database timeout' } as const;
 
 export function startReadsPool(options: ReadsPoolOptions): ReadsPool {
-  const pool = new Piscina({
-    filename: workerEntry('reads').href,
-    minThreads: options.threads,
-    maxThreads: options.threads,
-    idleTimeout: Number.POSITIVE_INFINITY,
-    concurrentTasksPerWorker: options.workerData.connections,
-    maxQueue: options.maxQueuedTasks,
-    // Workers hold sockets and timers: their event loops must keep turning between tasks.
-    atomics: 'disabled',
-    workerData: options.workerData,
-    execArgv: workerExecArgv(),
-    closeTimeout: options.closeTimeoutMs,
-  });
+  const pool = startDatabasePool({ ...options, worker: 'reads' });
   return {
     async run(name, input, settled) {
       let timer: NodeJS.Timeout | undefined;

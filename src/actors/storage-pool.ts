@@ -2,9 +2,8 @@
  * @module The front thread's face of the storage pool (piscina): typed `run(name, input)` over the
  * handlers of src/protocol/storage.ts, a fixed number of threads and a bounded task queue.
  */
-import { Piscina } from 'piscina';
 import { AppError } from '../errors.ts';
-import { workerEntry, workerExecArgv } from './worker-entry.ts';
+import { startDatabasePool } from './database-pool.ts';
 import type {
   StorageHandlers,
   StorageInput,
@@ -55,20 +54,7 @@ export interface StoragePoolOptions {
 const TIMED_OUT = { ok: false, code: 'DB_FAILURE', message: 'database timeout' } as const;
 
 export function startStoragePool(options: StoragePoolOptions): StoragePool {
-  const pool = new Piscina({
-    filename: workerEntry('storage').href,
-    minThreads: options.threads,
-    maxThreads: options.threads,
-    idleTimeout: Number.POSITIVE_INFINITY,
-    // Each worker pipelines up to `connections` queries over its own postgres.js connections.
-    concurrentTasksPerWorker: options.workerData.connections,
-    maxQueue: options.maxQueuedTasks,
-    // Workers hold sockets and timers: their event loops must keep turning between tasks.
-    atomics: 'disabled',
-    workerData: options.workerData,
-    execArgv: workerExecArgv(),
-    closeTimeout: options.closeTimeoutMs,
-  });
+  const pool = startDatabasePool({ ...options, worker: 'storage' });
   /**
    * Tasks handed to piscina and not yet settled (running, or in its queue), counted to their real
    * end: an operation answered by its deadline may still be running.
