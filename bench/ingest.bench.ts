@@ -396,7 +396,7 @@ async function cpuBreakdown(): Promise<number> {
       );
       if (to.service.storageThreads === 0 || to.service.metricsThreads === 0) {
         out(
-          'Note: the worker threads did not name themselves (src/instrumentation/thread-name.ts): ' +
+          'Note: the worker threads did not name themselves (src/telemetry/thread-name.ts): ' +
             'the storage workers and the metrics actor are counted in the other service threads.',
         );
       }

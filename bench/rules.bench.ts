@@ -207,7 +207,7 @@ async function main(): Promise<number> {
   log(`rules bench: ${num(RULES)} rules; load average at start ${loadAtStart}`);
   const config = loadConfig(process.env);
   const profileDir = profileDirFor('rules');
-  // The per-tick time on a CPU is measured only when asked for (src/instrumentation).
+  // The per-tick time on a CPU is measured only when asked for (src/telemetry).
   const service = await startService({
     // MAX_RULES (default 10,000) would refuse a larger RULES with 422 RULE_LIMIT.
     env: { EVALUATION_CPU_STATS: 'true', MAX_RULES: String(Math.max(RULES, 10_000)) },

@@ -10,8 +10,8 @@ import { eventsReceived } from '../src/db/backtest-repository.ts';
 import { anomalyHistory } from '../src/db/anomaly-history-repository.ts';
 import { silencesOverlapping } from '../src/db/silences-repository.ts';
 import { runBacktest } from '../src/domain/rules/backtest/run-backtest.ts';
-import { nameThisThread, THREAD_NAMES } from '../src/instrumentation/thread-name.ts';
-import { lowerThisThread } from '../src/instrumentation/thread-priority.ts';
+import { nameThisThread, THREAD_NAMES } from '../src/telemetry/thread-name.ts';
+import { lowerThisThread } from '../src/telemetry/thread-priority.ts';
 import { createLogger } from '../src/log.ts';
 import type { BacktestMessage, BacktestWorkerData } from '../src/protocol/backtest.ts';
 

@@ -39,7 +39,7 @@ import { natsLagOf, sameNatsLag, type NatsLag } from '../src/domain/cluster/nats
 import { PublishBacklog } from '../src/domain/cluster/publish-backlog.ts';
 import { ReceivedBatches } from '../src/domain/cluster/received-batches.ts';
 import type { MetricEvent } from '../src/domain/event.ts';
-import { nameThisThread, THREAD_NAMES } from '../src/instrumentation/thread-name.ts';
+import { nameThisThread, THREAD_NAMES } from '../src/telemetry/thread-name.ts';
 import { createLogger } from '../src/log.ts';
 import type {
   BatchNotice,

@@ -13,9 +13,9 @@ import type { MetricsSnapshot } from '../src/domain/metrics/snapshot/snapshot.ts
 import type { AlertResolution, AlertTransition, DigestDue } from '../src/domain/rules/alert.ts';
 import { RuleEngine } from '../src/domain/rules/rule-engine.ts';
 import { testRule } from '../src/domain/rules/rule-test.ts';
-import { TickTimer } from '../src/instrumentation/tick-timer.ts';
-import { nameThisThread, THREAD_NAMES } from '../src/instrumentation/thread-name.ts';
-import { actorHeap } from '../src/instrumentation/thread-heap.ts';
+import { TickTimer } from '../src/telemetry/tick-timer.ts';
+import { nameThisThread, THREAD_NAMES } from '../src/telemetry/thread-name.ts';
+import { actorHeap } from '../src/telemetry/thread-heap.ts';
 import { createLogger } from '../src/log.ts';
 import {
   assertNever,

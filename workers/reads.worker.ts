@@ -16,8 +16,8 @@ import {
   REPLAY_MINUTES,
 } from '../src/domain/rules/pattern/pattern-replay.ts';
 import type { DetailedMetricEvent } from '../src/domain/event.ts';
-import { nameThisThread, THREAD_NAMES } from '../src/instrumentation/thread-name.ts';
-import { lowerThisThread } from '../src/instrumentation/thread-priority.ts';
+import { nameThisThread, THREAD_NAMES } from '../src/telemetry/thread-name.ts';
+import { lowerThisThread } from '../src/telemetry/thread-priority.ts';
 import { createLogger } from '../src/log.ts';
 import type { DbFailure, ReadHandlers, ReadsWorkerData, Result } from '../src/protocol/storage.ts';
 

@@ -38,7 +38,7 @@ import {
   REPLAY_MAX_EVENTS,
   REPLAY_MINUTES,
 } from '../src/domain/rules/pattern/pattern-replay.ts';
-import { nameThisThread, THREAD_NAMES } from '../src/instrumentation/thread-name.ts';
+import { nameThisThread, THREAD_NAMES } from '../src/telemetry/thread-name.ts';
 import { createLogger } from '../src/log.ts';
 import type { MetricsChannelMessage } from '../src/protocol/metrics-actor.ts';
 import type {

@@ -8,7 +8,7 @@ import * as hdr from 'hdr-histogram-js';
 import { childSide } from './load-child.ts';
 import { getRequest, RawConnection } from './raw-http.ts';
 import { exitRefusedKey, keyRefused } from './client-key.ts';
-import { threadSchedTimes } from '../../src/instrumentation/thread-schedstat.ts';
+import { threadSchedTimes } from '../../src/telemetry/thread-schedstat.ts';
 import type { RawGetIn, RawGetOptions, RawGetOut } from './raw-get.ts';
 
 const { options, post } = childSide<RawGetOptions, RawGetOut>();

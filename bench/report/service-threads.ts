@@ -1,12 +1,12 @@
 /**
  * The benched service's CPU by thread role, from /proc (Linux only). On Node 20 every thread is
  * called "node", so each storage worker and the metrics actor names itself at its start
- * (src/instrumentation/thread-name.ts). The front thread is the main thread (tid = pid);
+ * (src/telemetry/thread-name.ts). The front thread is the main thread (tid = pid);
  * "other" (V8's platform and GC threads, libuv's pool, threads that have exited) is the process's
  * total less the named threads, so no CPU is lost between the rows.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { THREAD_NAMES } from '../../src/instrumentation/thread-name.ts';
+import { THREAD_NAMES } from '../../src/telemetry/thread-name.ts';
 import { statCpuMs } from './thread-cpu.ts';
 
 export interface ServiceCpu {

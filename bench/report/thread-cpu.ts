@@ -5,7 +5,7 @@
  * request and does all STOMP sends.
  */
 import { readFile } from 'node:fs/promises';
-import { threadSchedTimes } from '../../src/instrumentation/thread-schedstat.ts';
+import { threadSchedTimes } from '../../src/telemetry/thread-schedstat.ts';
 
 /** stat(5) counts in clock ticks; USER_HZ is 100 on every Linux ABI Node runs on. */
 const USER_HZ = 100;

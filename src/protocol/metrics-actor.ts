@@ -11,8 +11,8 @@ import type { ActiveRule } from '../domain/rules/rule.ts';
 import type { RuleRuntimeStatus } from '../domain/rules/rule-engine.ts';
 import type { BackfillAnswer, BackfillRequest } from '../domain/rules/anomaly/anomaly-rules.ts';
 import type { RuleTestInput, RuleTestResult } from '../domain/rules/rule-test.ts';
-import type { TickSummary } from '../instrumentation/tick-stats.ts';
-import type { HistogramCounts } from '../instrumentation/plain-histogram.ts';
+import type { TickSummary } from '../telemetry/tick-stats.ts';
+import type { HistogramCounts } from '../telemetry/plain-histogram.ts';
 import type { CountsSinceStart } from '../domain/metrics/snapshot/counts-since-start.ts';
 import type { MetricsCapsUsage } from '../domain/metrics/state/cap-usage.ts';
 

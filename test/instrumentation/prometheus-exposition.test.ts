@@ -2,7 +2,7 @@
 // read on each scrape; the text parses with a real Prometheus parser; names are checked.
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import t from 'tap';
-import { PlainHistogram } from '../../src/instrumentation/plain-histogram.ts';
+import { PlainHistogram } from '../../src/telemetry/plain-histogram.ts';
 import { createExposition } from '../../src/instrumentation/prometheus/exposition.ts';
 
 void t.test('a plain histogram counts each value into the first bucket that holds it', (t) => {

@@ -1,11 +1,11 @@
 /**
  * @module GET /api/v1/rules/evaluation-stats: how long the metrics actor's rule evaluation took
- * per tick (src/instrumentation), for operators and the rules bench.
+ * per tick (src/telemetry), for operators and the rules bench.
  */
 import { Type } from '@sinclair/typebox';
 import type { MetricsActor } from '../../actors/metrics-actor-client.ts';
 import { validationError } from '../../errors.ts';
-import { KEEP_TICKS } from '../../instrumentation/tick-stats.ts';
+import { KEEP_TICKS } from '../../telemetry/tick-stats.ts';
 import { ErrorSchema } from '../../schemas/event-responses.ts';
 import type { Request, Route } from '../route-types.ts';
 import { POSITIVE_INT } from './rules.ts';

@@ -2,7 +2,7 @@
 // tell the storage workers and the metrics actor from V8's and libuv's threads.
 import { readdirSync, readFileSync } from 'node:fs';
 import t from 'tap';
-import { THREAD_NAMES } from '../../src/instrumentation/thread-name.ts';
+import { THREAD_NAMES } from '../../src/telemetry/thread-name.ts';
 import { waitUntil } from '../service/alerts-helpers.ts';
 import { startTestService } from '../support/service.ts';
 

@@ -1,8 +1,8 @@
 // TickTimer: every tick's wall time; its time on a CPU only when asked for, read from this
 // thread's own scheduler statistics (Linux, like the machines the tests run on).
 import t from 'tap';
-import { OwnSchedClock, threadSchedTimes } from '../../src/instrumentation/thread-schedstat.ts';
-import { TickTimer } from '../../src/instrumentation/tick-timer.ts';
+import { OwnSchedClock, threadSchedTimes } from '../../src/telemetry/thread-schedstat.ts';
+import { TickTimer } from '../../src/telemetry/tick-timer.ts';
 
 /**
  * Work that keeps this thread on a CPU until its own schedstat shows it (the kernel updates it

@@ -1,6 +1,6 @@
 // TickStats: nearest-rank percentiles of the newest N ticks, wall and on-CPU time.
 import t from 'tap';
-import { KEEP_TICKS, TickStats } from '../../src/instrumentation/tick-stats.ts';
+import { KEEP_TICKS, TickStats } from '../../src/telemetry/tick-stats.ts';
 
 void t.test('percentiles over the newest ticks only', (t) => {
   const stats = new TickStats();
