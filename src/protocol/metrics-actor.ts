@@ -11,6 +11,7 @@ import type { ActiveRule } from '../domain/rules/rule.ts';
 import type { RuleRuntimeStatus } from '../domain/rules/rule-engine.ts';
 import type { BackfillAnswer, BackfillRequest } from '../domain/rules/anomaly/anomaly-rules.ts';
 import type { RuleTestInput, RuleTestResult } from '../domain/rules/rule-test.ts';
+import type { ActorHeap } from '../telemetry/thread-heap.ts';
 import type { TickSummary } from '../telemetry/tick-stats.ts';
 import type { HistogramCounts } from '../telemetry/plain-histogram.ts';
 import type { CountsSinceStart } from '../domain/metrics/snapshot/counts-since-start.ts';
@@ -122,14 +123,6 @@ export interface EvaluationStats extends TickSummary {
   readonly heap: ActorHeap;
 }
 
-export interface ActorHeap {
-  readonly usedBytes: number;
-  /**
-   * True when the process runs with --expose-gc (bench:rules starts it so): the actor collected
-   * its garbage first, so usedBytes is what it holds. False: usedBytes includes garbage.
-   */
-  readonly gcRan: boolean;
-}
 
 /**
  * What the actor holds that a Prometheus scrape exports, as plain numbers read when asked: the

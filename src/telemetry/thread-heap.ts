@@ -5,7 +5,15 @@
  * takes some milliseconds on a large heap, which is why nothing else here ever asks for one.
  */
 import { getHeapStatistics } from 'node:v8';
-import type { ActorHeap } from '../protocol/metrics-actor.ts';
+
+export interface ActorHeap {
+  readonly usedBytes: number;
+  /**
+   * True when the process runs with --expose-gc (bench:rules starts it so): the actor collected
+   * its garbage first, so usedBytes is what it holds. False: usedBytes includes garbage.
+   */
+  readonly gcRan: boolean;
+}
 
 export function actorHeap(): ActorHeap {
   const gc = (globalThis as { gc?: () => void }).gc;
