@@ -47,7 +47,7 @@ import { createRequestGate } from './request-gate.ts';
 import { attachStomp } from './stomp/endpoint.ts';
 import { REAL_TIMERS, type Timers } from './timers.ts';
 import { createIngestCounts } from './http/ingest-answers.ts';
-import { NotificationCounts } from './instrumentation/notification-counts.ts';
+import { NotificationCounts } from './notify/notification-counts.ts';
 import { createSelfMetrics } from './instrumentation/prometheus/self-metrics.ts';
 import { SERVICE_VERSION } from './version.ts';
 import { startupTimings, type StartupTimings } from './startup-timings.ts';

@@ -39,7 +39,7 @@ import {
 import type { RuleNotification } from '../domain/rules/rule.ts';
 import type { Logger } from '../log.ts';
 import { createDeliveryRecorder } from './delivery-recorder.ts';
-import type { NotificationCounts } from '../instrumentation/notification-counts.ts';
+import type { NotificationCounts } from '../notify/notification-counts.ts';
 
 export type Deliver = (
   notification: Notification,

@@ -5,7 +5,7 @@
  * pool's queue. `flush` writes what is held at once (drain, at shutdown): nothing is lost.
  */
 import type { AlertDeliveries } from '../domain/rules/alert.ts';
-import type { NotificationCounts } from '../instrumentation/notification-counts.ts';
+import type { NotificationCounts } from '../notify/notification-counts.ts';
 import { REAL_TIMERS, type Timers } from '../timers.ts';
 
 export interface DeliveryRecorderOptions {

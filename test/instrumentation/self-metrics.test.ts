@@ -4,7 +4,7 @@
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import t from 'tap';
 import { createIngestCounts } from '../../src/http/ingest-answers.ts';
-import { NotificationCounts } from '../../src/instrumentation/notification-counts.ts';
+import { NotificationCounts } from '../../src/notify/notification-counts.ts';
 import { PlainHistogram } from '../../src/telemetry/plain-histogram.ts';
 import {
   createSelfMetrics,

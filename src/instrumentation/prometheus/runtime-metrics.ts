@@ -5,7 +5,7 @@
 import type { StoragePool } from '../../actors/storage-pool.ts';
 import type { DeliveryLimiterStats } from '../../notify/delivery-limiter.ts';
 import type { StompStats } from '../../stomp/endpoint.ts';
-import type { NotificationCounts } from '../notification-counts.ts';
+import type { NotificationCounts } from '../../notify/notification-counts.ts';
 import type { Exposition } from './exposition.ts';
 import { counter, gauge, type MetricSource } from './metric-source.ts';
 

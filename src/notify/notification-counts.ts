@@ -7,7 +7,7 @@
 import { parseChannelRef } from '../domain/contact-points/contact-point.ts';
 import type { DeliveryResult } from '../domain/rules/alert.ts';
 import { NOTIFICATION_CHANNELS } from '../domain/rules/rule-types.ts';
-import { DROPPED_REASON } from '../notify/deliver.ts';
+import { DROPPED_REASON } from './deliver.ts';
 
 /** `invalid`: an entry that names no channel type (a rule edited in the database). */
 export const DELIVERY_CHANNELS = [...NOTIFICATION_CHANNELS, 'invalid'] as const;

@@ -1,7 +1,7 @@
 // Delivery results counted by channel type and outcome: a fixed set of series whatever the
 // contact points are named; a dropped delivery is told from a failed one by its reason.
 import t from 'tap';
-import { NotificationCounts } from '../../src/instrumentation/notification-counts.ts';
+import { NotificationCounts } from '../../src/notify/notification-counts.ts';
 import { DROPPED_REASON } from '../../src/notify/deliver.ts';
 
 const at = '2026-11-27T00:00:00.000Z';
