@@ -34,7 +34,7 @@ import { originPolicy } from './http/origins.ts';
 import { createRuleSync } from './alerting/rule-sync.ts';
 import { startLeadership, type Leadership } from './cluster/leadership.ts';
 import { watchMetricsResets } from './cluster/metrics-reset-watch.ts';
-import { registerClusterMetrics } from './cluster/cluster-metrics.ts';
+import { registerClusterMetrics } from './instrumentation/prometheus/cluster-metrics.ts';
 import {
   CLUSTER_RELOAD_MS,
   createContactPointDirectory,

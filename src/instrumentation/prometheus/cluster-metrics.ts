@@ -4,11 +4,11 @@
  * consumes (the cluster thread's NatsLag). Registered only when the cluster runs, so a single
  * instance exports none of these (docs/prometheus.md).
  */
-import type { RunningCluster } from '../actors/cluster-link.ts';
-import type { ClusterView } from '../domain/cluster/cluster-view.ts';
-import type { NatsLag } from '../domain/cluster/nats-lag.ts';
-import { gauge, type SelfMetricsRegistry } from '../instrumentation/prometheus/metric-source.ts';
-import type { Leadership } from './leadership.ts';
+import type { RunningCluster } from '../../actors/cluster-link.ts';
+import type { ClusterView } from '../../domain/cluster/cluster-view.ts';
+import type { NatsLag } from '../../domain/cluster/nats-lag.ts';
+import { gauge, type SelfMetricsRegistry } from './metric-source.ts';
+import type { Leadership } from '../../cluster/leadership.ts';
 
 /** The cluster thread's NatsLag, one gauge per field (docs/prometheus.md says when each rises). */
 const NATS_LAG_GAUGES: readonly (readonly [string, string, keyof NatsLag])[] = [
