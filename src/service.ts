@@ -29,7 +29,7 @@ import { createBacktestRunner } from './actors/backtest-runner.ts';
 import { createLogger, redactUrlPasswords, type Logger } from './log.ts';
 import { createAlertSink } from './alerting/alert-sink.ts';
 import { startAuthentication } from './auth/start-auth.ts';
-import { stompAuthenticator } from './auth/stomp-auth.ts';
+import { stompAuthenticator } from './stomp/stomp-auth.ts';
 import { originPolicy } from './http/origins.ts';
 import { createRuleSync } from './alerting/rule-sync.ts';
 import { startLeadership, type Leadership } from './cluster/leadership.ts';

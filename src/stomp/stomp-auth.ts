@@ -3,8 +3,8 @@
  * read), as for a GET. The session keeps the principal, so a revocation can end it.
  */
 import { grants } from '../domain/api-key.ts';
-import type { StompAuthentication } from '../stomp/session.ts';
-import type { KeyStore } from './key-store.ts';
+import type { StompAuthentication } from './session.ts';
+import type { KeyStore } from '../auth/key-store.ts';
 
 export const stompAuthenticator =
   (store: KeyStore) =>
