@@ -14,8 +14,8 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { decodeBatch } from '../src/cluster/batch-payload.ts';
-import { clusterNames, startNatsLink, type StreamedBatch } from '../src/cluster/nats-link.ts';
+import { decodeBatch } from '../src/nats/batch-payload.ts';
+import { clusterNames, startNatsLink, type StreamedBatch } from '../src/nats/nats-link.ts';
 import { connect } from '../src/db/connect.ts';
 import {
   deletePublished,

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
-import { resolveIdentity } from '../cluster/identity.ts';
+import { resolveIdentity } from '../nats/identity.ts';
 import type { Config } from '../config.ts';
 import type { ClusterView } from '../domain/cluster/cluster-view.ts';
 import type { NatsLag } from '../domain/cluster/nats-lag.ts';

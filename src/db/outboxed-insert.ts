@@ -8,7 +8,7 @@
 import type { MetricEvent, NewEvent } from '../domain/event.ts';
 import type { InsertOutcome } from '../domain/idempotency.ts';
 import { metricEventOf, storedMetrics } from '../domain/stored-metrics.ts';
-import { encodeBatch } from '../cluster/batch-payload.ts';
+import { encodeBatch } from '../nats/batch-payload.ts';
 import type { Sql, Tx } from './connect.ts';
 import { insertEvents } from './events-repository.ts';
 import { insertKeyedEvents } from './idempotent-insert.ts';

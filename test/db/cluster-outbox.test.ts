@@ -4,7 +4,7 @@
 // register with a new incarnation per start and one live holder per id; the relay republishes and
 // deletes only what was acknowledged.
 import t from 'tap';
-import { decodeBatch } from '../../src/cluster/batch-payload.ts';
+import { decodeBatch } from '../../src/nats/batch-payload.ts';
 import {
   deletePublished,
   heartbeat,

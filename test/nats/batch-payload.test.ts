@@ -1,5 +1,5 @@
 import t from 'tap';
-import { decodeBatch, encodeBatch } from '../../src/cluster/batch-payload.ts';
+import { decodeBatch, encodeBatch } from '../../src/nats/batch-payload.ts';
 import type { DetailedMetricEvent, MetricEvent } from '../../src/domain/event.ts';
 
 const metric = (i: number): MetricEvent => ({

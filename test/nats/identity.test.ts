@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-import { defaultClusterName, instanceIdFile, resolveIdentity } from '../../src/cluster/identity.ts';
+import { defaultClusterName, instanceIdFile, resolveIdentity } from '../../src/nats/identity.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
 
