@@ -12,7 +12,7 @@ import {
   type ChannelRef,
   type ContactPoint,
 } from '../domain/contact-points/contact-point.ts';
-import { applyTemplate } from '../domain/contact-points/template.ts';
+import { applyTemplate } from '../domain/rules/template.ts';
 import { channelConfig, mergeChannelSettings } from '../domain/rules/notification-config.ts';
 import type { DeliveryResult } from '../domain/rules/alert.ts';
 import type { Notification } from '../domain/rules/notification.ts';

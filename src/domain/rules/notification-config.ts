@@ -5,7 +5,7 @@
  * only), merged over its contact point's at delivery. Pure. Only a URL's syntax and scheme are
  * checked here; the address policy is applied at delivery (src/notify/resolve-target.ts).
  */
-import { templateProblem } from '../contact-points/template.ts';
+import { templateProblem } from './template.ts';
 import { NOTIFICATION_CHANNELS, type NotificationChannel } from './rule-types.ts';
 
 /** `webhook`: the alert JSON is POSTed to `url`. */
@@ -28,7 +28,7 @@ export interface EmailConfig extends MessageTemplate {
   readonly subject?: string;
 }
 
-/** Every channel: replaces the alert's `message` in what is sent (contact-points/template.ts). */
+/** Every channel: replaces the alert's `message` in what is sent (template.ts). */
 export interface MessageTemplate {
   readonly template?: string;
 }
