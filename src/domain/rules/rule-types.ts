@@ -11,8 +11,7 @@ export type RuleType = (typeof RULE_TYPES)[number];
 export const RULE_STATUSES = ['ACTIVE', 'PAUSED', 'ARCHIVED'] as const;
 export type RuleStatus = (typeof RULE_STATUSES)[number];
 
-export const RULE_SEVERITIES = ['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'] as const;
-export type RuleSeverity = (typeof RULE_SEVERITIES)[number];
+export { RULE_SEVERITIES, type RuleSeverity } from '../alerts/severity.ts';
 
 export const NOTIFICATION_CHANNELS = ['email', 'slack', 'webhook'] as const;
 export type NotificationChannel = (typeof NOTIFICATION_CHANNELS)[number];
