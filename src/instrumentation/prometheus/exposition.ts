@@ -5,7 +5,7 @@
  * are exported as they are: prom-client's own Histogram can only count observations itself.
  */
 import { Counter, Gauge, Histogram, Registry, type LabelValues } from 'prom-client';
-import type { HistogramCounts } from '../plain-histogram.ts';
+import type { HistogramCounts } from '../../telemetry/plain-histogram.ts';
 import {
   METRIC_PREFIX,
   type HistogramSource,

@@ -4,7 +4,7 @@
  * prom-client; exposition.ts turns sources into it. Other parts (the cluster's lease and NATS
  * code) add theirs through SelfMetricsRegistry.register, on the front thread.
  */
-import type { HistogramCounts } from '../plain-histogram.ts';
+import type { HistogramCounts } from '../../telemetry/plain-histogram.ts';
 
 /** Every name Vigil exports starts so (docs/prometheus.md). */
 export const METRIC_PREFIX = 'vigil_';
