@@ -4,23 +4,23 @@
  * CHAOS=crash,outage,overload,ws,shutdown picks sections; DATABASE_URL adds the external runs.
  */
 import { randomBytes } from 'node:crypto';
-import { freePort } from '../test/support/free-port.ts';
+import { freePort } from '../test/support/shared.ts';
 import { intKnob } from './harness/knobs.ts';
 import { num, printTable } from './report/print-table.ts';
-import { runCrash, type CrashKind, type CrashResult } from '../test/support/reliability/crash.ts';
+import { runCrash, type CrashKind, type CrashResult } from '../test/support/shared.ts';
 import {
   ownDatabase,
   runDatabase,
   type OwnPostgres,
   type RunDatabase,
-} from '../test/support/run-databases.ts';
-import { brokenPromises } from '../test/support/reliability/ingest-load.ts';
-import { runOutage, type OutageResult } from '../test/support/reliability/outage.ts';
-import { runOverloadStep, type OverloadStep } from '../test/support/reliability/overload.ts';
-import { mib } from '../test/support/reliability/probes.ts';
-import { runShutdown, type ShutdownResult } from '../test/support/reliability/shutdown.ts';
-import { spawnVigil, stopServer } from '../test/support/service-process.ts';
-import { runWsAbuse } from '../test/support/reliability/ws-abuse.ts';
+} from '../test/support/shared.ts';
+import { brokenPromises } from '../test/support/shared.ts';
+import { runOutage, type OutageResult } from '../test/support/shared.ts';
+import { runOverloadStep, type OverloadStep } from '../test/support/shared.ts';
+import { mib } from '../test/support/shared.ts';
+import { runShutdown, type ShutdownResult } from '../test/support/shared.ts';
+import { spawnVigil, stopServer } from '../test/support/shared.ts';
+import { runWsAbuse } from '../test/support/shared.ts';
 import { runHostileReads } from './hostile-reads.scenario.ts';
 
 const SECTIONS = (process.env.CHAOS ?? 'crash,outage,overload,ws,shutdown,reads').split(',');

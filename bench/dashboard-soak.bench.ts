@@ -11,9 +11,9 @@ import { startService } from './harness/bench-service.ts';
 import { ingestSpreadKnobs, intKnob } from './harness/knobs.ts';
 import { startPacedIngest } from './load-generators/paced-ingest.ts';
 import { num, printTable } from './report/print-table.ts';
-import { NO_CHROMIUM, chromiumPath, openBrowser } from '../test/support/browser.ts';
-import { buildDashboard } from '../test/support/dashboard-build.ts';
-import { TEST_ADMIN_KEY } from '../test/support/keys.ts';
+import { NO_CHROMIUM, chromiumPath, openBrowser } from '../test/support/shared.ts';
+import { buildDashboard } from '../test/support/shared.ts';
+import { TEST_ADMIN_KEY } from '../test/support/shared.ts';
 
 const MINUTES = intKnob('DASH_SOAK_MINUTES', 30);
 const SAMPLE_SECONDS = intKnob('DASH_SOAK_SAMPLE_SECONDS', 60);

@@ -5,9 +5,9 @@
  */
 import { intKnob } from './harness/knobs.ts';
 import { num, printTable } from './report/print-table.ts';
-import { runDatabase } from '../test/support/run-databases.ts';
-import { fuzzProblems, headWithBody, runFuzz } from '../test/support/reliability/fuzz-run.ts';
-import { mib } from '../test/support/reliability/probes.ts';
+import { runDatabase } from '../test/support/shared.ts';
+import { fuzzProblems, headWithBody, runFuzz } from '../test/support/shared.ts';
+import { mib } from '../test/support/shared.ts';
 
 const SEED = intKnob('FUZZ_SEED', Date.now() % 2_000_000_000, 0);
 const REQUESTS = intKnob('FUZZ_REQUESTS', 10_000);

@@ -8,16 +8,16 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { insertEvents } from '../src/db/events-repository.ts';
 import type { NewEvent } from '../src/domain/event.ts';
-import { freePort } from '../test/support/free-port.ts';
-import { keyHeaders } from '../test/support/keys.ts';
+import { freePort } from '../test/support/shared.ts';
+import { keyHeaders } from '../test/support/shared.ts';
 import {
   brokenPromises,
   checkStored,
   startIngestLoad,
   type IngestReport,
-} from '../test/support/reliability/ingest-load.ts';
-import { runDatabase } from '../test/support/run-databases.ts';
-import { spawnVigil, stopServer } from '../test/support/service-process.ts';
+} from '../test/support/shared.ts';
+import { runDatabase } from '../test/support/shared.ts';
+import { spawnVigil, stopServer } from '../test/support/shared.ts';
 
 export interface HostileReadsResult {
   readonly seeded: number;

@@ -3,7 +3,7 @@
 // Run: node --expose-gc --import tsx bench/pattern-memory.ts [failed logins held per key, default 3]
 import { PatternMatcher } from '../src/domain/rules/pattern/pattern-matcher.ts';
 import { validatePatternConfig } from '../src/domain/rules/pattern/pattern-validation.ts';
-import { LOGIN_CONFIG, detailedEvent } from '../test/domain/rules/pattern/fixtures.ts';
+import { LOGIN_CONFIG, detailedEvent } from '../test/support/shared.ts';
 
 const N = 100_000;
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});

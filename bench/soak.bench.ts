@@ -5,19 +5,15 @@
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from '../test/support/free-port.ts';
+import { freePort } from '../test/support/shared.ts';
 import { intKnob } from './harness/knobs.ts';
 import { num, printTable } from './report/print-table.ts';
-import { runDatabase } from '../test/support/run-databases.ts';
-import {
-  brokenPromises,
-  checkStored,
-  startIngestLoad,
-} from '../test/support/reliability/ingest-load.ts';
-import { mib, percentile, probeHealth, startSampler } from '../test/support/reliability/probes.ts';
-import { spawnVigil, stopServer } from '../test/support/service-process.ts';
+import { runDatabase } from '../test/support/shared.ts';
+import { brokenPromises, checkStored, startIngestLoad } from '../test/support/shared.ts';
+import { mib, percentile, probeHealth, startSampler } from '../test/support/shared.ts';
+import { spawnVigil, stopServer } from '../test/support/shared.ts';
 import { KEY_HEADERS, keyedFetch, keyRefused } from './load-generators/client-key.ts';
-import { subscribe } from '../test/support/reliability/ws-clients.ts';
+import { subscribe } from '../test/support/shared.ts';
 
 const SECONDS = intKnob('SOAK_SECONDS', 600);
 const SAMPLE_SECONDS = intKnob('SOAK_SAMPLE_SECONDS', 10);

@@ -8,19 +8,15 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type postgres from 'postgres';
-import { freePort } from '../../test/support/free-port.ts';
-import {
-  embeddedDataDir,
-  externalDatabase,
-  type RunDatabase,
-} from '../../test/support/run-databases.ts';
+import { freePort } from '../../test/support/shared.ts';
+import { embeddedDataDir, externalDatabase, type RunDatabase } from '../../test/support/shared.ts';
 import {
   ROOT,
   spawnServer,
   spawnVigil,
   stopServer,
   type ServerProcess,
-} from '../../test/support/service-process.ts';
+} from '../../test/support/shared.ts';
 
 /** VIGIL_ROOT benches another copy of the service (a scratch experiment, another checkout). */
 export const SERVICE_ROOT = path.resolve(ROOT, process.env.VIGIL_ROOT ?? '.');

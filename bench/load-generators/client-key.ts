@@ -5,7 +5,7 @@
  * the raw-socket clients) and as the STOMP CONNECT passcode. A 401 or 403 is a bench that cannot
  * measure anything, never a figure: every client here stops on the first one, loudly.
  */
-import { keyHeaders, TEST_ADMIN_KEY } from '../../test/support/keys.ts';
+import { keyHeaders, TEST_ADMIN_KEY } from '../../test/support/shared.ts';
 
 /** The key's request headers (fetch, autocannon, node:http). */
 export const KEY_HEADERS: Readonly<Record<string, string>> = Object.freeze(keyHeaders());

@@ -3,6 +3,8 @@
  * sources and users (uniform), mostly INFO with a few errors, so every run sends the same traffic.
  */
 
+import { prng } from '../../test/support/shared.ts';
+
 export interface EventSpread {
   readonly types: number;
   readonly sources: number;
@@ -17,17 +19,7 @@ export interface BenchEvent {
   readonly tags: { readonly region: string };
 }
 
-/** mulberry32: small, fast, seeded; returns floats in [0, 1). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { prng };
 
 /** The names the benches use, so rules can refer to keys the traffic really has. */
 export const typeName = (i: number): string => `type-${i}`;

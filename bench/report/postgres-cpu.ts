@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type postgres from 'postgres';
-import { childrenOf, isPostgres } from '../../test/support/processes.ts';
+import { childrenOf, isPostgres } from '../../test/support/shared.ts';
 import { serviceBackendPids } from './service-backends.ts';
 import { statCpuMs } from './thread-cpu.ts';
 

@@ -6,7 +6,7 @@
 import { validateAnomalyConfig } from '../../../../src/domain/rules/anomaly/anomaly-validation.ts';
 import type { AnomalyConfig } from '../../../../src/domain/rules/anomaly/anomaly-config.ts';
 import { AnomalySeries } from '../../../../src/domain/rules/anomaly/anomaly-series.ts';
-import { prng } from '../../../../bench/load-generators/event-mix.ts';
+import { prng } from '../../../support/prng.ts';
 
 /** The benches' seeded generator (mulberry32): the same stream for the same seed. */
 export const random = prng;
