@@ -1,5 +1,5 @@
 import t from 'tap';
-import { folderCycles, folderEdges, folderOf, root } from './folder-graph.ts';
+import { folderCycles, folderEdges, folderOf, root, sourceFiles } from './folder-graph.ts';
 
 // Issue 31: no two folders import each other, even through different files (which dpdm, looking
 // at file cycles only, cannot see). npm run lint:cycles runs the same check.
@@ -32,4 +32,17 @@ t.test('what counts as a folder', async (t) => {
   t.equal(of('src/service.ts'), 'src/service.ts');
   t.equal(of('workers/storage/ingest.ts'), 'workers');
   t.equal(of('test/support/service.ts'), undefined);
+});
+
+t.test('every folder of src/ and workers/ has its layer in eslint.config.js', async (t) => {
+  const config = new URL('../../eslint.config.js', import.meta.url).href;
+  const { LAYERS } = (await import(config)) as { LAYERS: string[][] };
+  const units = new Set(LAYERS.flat().map((unit) => unit.replace(/\/\*\.ts$/, '')));
+  const folders = new Set(['src', 'workers'].flatMap(sourceFiles).map((file) => folderOf(file)));
+  t.ok(folders.has('src/http') && folders.has('workers'), 'the folders were read');
+  t.same(
+    [...folders].filter((folder) => folder !== undefined && !units.has(folder)),
+    [],
+    'no folder without a layer',
+  );
 });

@@ -25,7 +25,8 @@ export const folderOf = (file: string): string | undefined => {
   return `src/${parts[1]}`;
 };
 
-const sourceFiles = (dir: string): string[] =>
+/** The TypeScript files under `dir` (a folder of the repository), declarations left out. */
+export const sourceFiles = (dir: string): string[] =>
   readdirSync(path.join(root, dir), { recursive: true, encoding: 'utf8' })
     .filter((f) => /\.tsx?$/.test(f) && !f.endsWith('.d.ts'))
     .map((f) => path.join(root, dir, f));
