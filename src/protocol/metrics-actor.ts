@@ -123,7 +123,6 @@ export interface EvaluationStats extends TickSummary {
   readonly heap: ActorHeap;
 }
 
-
 /**
  * What the actor holds that a Prometheus scrape exports, as plain numbers read when asked: the
  * counting itself stays where it is (the aggregator, the tick timer), nothing is counted twice.
