@@ -44,7 +44,7 @@ void t.test('a notification stored and not delivered is sent at the next start',
 
   const svc = await startTestService(t, {}, { database: db });
   await waitUntil(
-    () => receiver.received.length,
+    () => receiver.received.filter((r) => r.key === transitionId).length,
     (n) => n >= 1,
     'the notification to be sent',
   );
