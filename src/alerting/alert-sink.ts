@@ -18,10 +18,10 @@
  * From evaluation to a delivery recorded, an alert crosses threads 3 times: the metrics actor
  * posts the transition to the front thread; the front thread asks a storage worker to record the
  * transitions (answered: what was stored and the notifications outboxed); after delivery it asks a
- * storage worker to record the results, batched (DeliveryRecorder), which also empties their outbox
- * rows. The notifications leave the outbox when their delivery results are written: `redeliver` sends what is left there (by
- * a process that died, or a leader that lost the lease). In a cluster every write carries the rule
- * leader's fence: a write refused because the lease moved on is logged and dropped, not retried.
+ * storage worker to record the results, batched (DeliveryRecorder), which also deletes their
+ * outbox rows. `redeliver` sends what is left in the outbox (by a process that died, or a leader
+ * that lost the lease). In a cluster every write carries the rule leader's fence: a write refused
+ * because the lease moved on is logged and dropped, not retried.
  */
 import type { StoragePool } from '../actors/storage-pool.ts';
 import { randomUUID } from 'node:crypto';

@@ -8,7 +8,10 @@ import type { AreaTable, StorageContext } from './context.ts';
 const alertNotFound = { ok: false, code: 'NOT_FOUND', message: 'Alert not found' } as const;
 
 export function alertHandlers({ sql, guarded }: StorageContext): AreaTable<AlertHandlers> {
-  /** A fenced write refused: expected (the lease moved on), so said as FENCED, not logged as an error. */
+  /**
+   * A fenced write refused: expected (the lease moved on), so said as FENCED, not logged as an
+   * error.
+   */
   async function fenced<T>(
     op: string,
     run: () => Promise<T>,
