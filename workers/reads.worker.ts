@@ -19,7 +19,12 @@ import type { DetailedMetricEvent } from '../src/domain/event.ts';
 import { nameThisThread, THREAD_NAMES } from '../src/telemetry/thread-name.ts';
 import { lowerThisThread } from '../src/telemetry/thread-priority.ts';
 import { createLogger } from '../src/log.ts';
-import type { DbFailure, ReadHandlers, ReadsWorkerData, Result } from '../src/protocol/storage.ts';
+import type {
+  DbFailure,
+  ReadHandlers,
+  ReadsWorkerData,
+  Result,
+} from '../src/protocol/storage/index.ts';
 
 const data = workerData as ReadsWorkerData;
 nameThisThread(THREAD_NAMES.reads);

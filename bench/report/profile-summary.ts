@@ -49,7 +49,9 @@ const frameName = (frame: CallFrame): string => {
 const threadOf = (profile: CpuProfile, file: string): string => {
   if (file.split('.')[4] === '0') return 'front (main) thread';
   const urls = profile.nodes.map((n) => n.callFrame.url);
-  if (urls.some((u) => u.endsWith('workers/storage.worker.ts'))) return 'storage worker';
+  const storage = (u: string): boolean =>
+    u.endsWith('workers/storage.worker.ts') || u.includes('/workers/storage/');
+  if (urls.some(storage)) return 'storage worker';
   if (urls.some((u) => u.endsWith('workers/metrics-actor.worker.ts'))) return 'metrics actor';
   if (urls.some((u) => u.endsWith('esm/worker'))) return 'module loader (tsx hooks)';
   return 'worker thread';

@@ -8,7 +8,7 @@
 import { pruneBefore } from '../domain/idempotency.ts';
 import type { Logger } from '../log.ts';
 import { REAL_TIMERS, type Timers } from '../timers.ts';
-import type { StorageInput, StorageOutput } from '../protocol/storage.ts';
+import type { StorageInput, StorageOutput } from '../protocol/storage/index.ts';
 
 export const PRUNE_EVERY_MS = 10_000;
 export const PRUNE_CHUNK = 5_000;

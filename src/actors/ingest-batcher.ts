@@ -9,7 +9,7 @@
 import { AppError } from '../errors.ts';
 import type { NewEvent } from '../domain/event.ts';
 import type { InsertOutcome } from '../domain/idempotency.ts';
-import type { DbFailure, Result } from '../protocol/storage.ts';
+import type { DbFailure, Result } from '../protocol/storage/index.ts';
 import { PlainHistogram } from '../telemetry/plain-histogram.ts';
 import { REAL_TIMERS, type Timers } from '../timers.ts';
 import type { StoragePool } from './storage-pool.ts';

@@ -5,7 +5,7 @@
  * these only: never on the storage pool's connections and queue, which ingest needs.
  */
 import { AppError } from '../errors.ts';
-import type { ReadHandlers, ReadOperation, ReadsWorkerData } from '../protocol/storage.ts';
+import type { ReadHandlers, ReadOperation, ReadsWorkerData } from '../protocol/storage/index.ts';
 import { startDatabasePool } from './database-pool.ts';
 
 type ReadInput<K extends ReadOperation> = Parameters<ReadHandlers[K]>[0];

@@ -8,7 +8,7 @@
 import { DAY_MS, type MaintenanceDone } from '../domain/event-partitions.ts';
 import type { Logger } from '../log.ts';
 import { REAL_TIMERS, type Timers } from '../timers.ts';
-import type { StorageInput, StorageOperation, StorageOutput } from '../protocol/storage.ts';
+import type { StorageInput, StorageOperation, StorageOutput } from '../protocol/storage/index.ts';
 
 /** Often enough that a failed run (a lock not had within a second) is retried long before due. */
 export const RETENTION_EVERY_MS = 10 * 60_000;

@@ -1,16 +1,17 @@
 /**
  * @module The front thread's face of the storage pool (piscina): typed `run(name, input)` over the
- * handlers of src/protocol/storage.ts, a fixed number of threads and a bounded task queue.
+ * operations of src/protocol/storage/, a fixed number of threads and a bounded task queue. Each
+ * operation goes to the worker as one StorageTask, which its table of handlers runs.
  */
 import { AppError } from '../errors.ts';
 import { startDatabasePool } from './database-pool.ts';
 import type {
-  StorageHandlers,
   StorageInput,
   StorageOperation,
   StorageOutput,
+  StorageTask,
   StorageWorkerData,
-} from '../protocol/storage.ts';
+} from '../protocol/storage/index.ts';
 
 export interface StoragePool {
   run<K extends StorageOperation>(name: K, input: StorageInput<K>): Promise<StorageOutput<K>>;
@@ -52,6 +53,7 @@ export interface StoragePoolOptions {
 }
 
 const TIMED_OUT = { ok: false, code: 'DB_FAILURE', message: 'database timeout' } as const;
+const ping: StorageTask<'ping'> = { op: 'ping', input: {} };
 
 export function startStoragePool(options: StoragePoolOptions): StoragePool {
   const pool = startDatabasePool({ ...options, worker: 'storage' });
@@ -72,7 +74,8 @@ export function startStoragePool(options: StoragePoolOptions): StoragePool {
     async run(name, input) {
       let timer: NodeJS.Timeout | undefined;
       try {
-        const task = tracked(pool.run(input, { name }) as Promise<never>);
+        const request: StorageTask<typeof name> = { op: name, input };
+        const task = tracked(pool.run(request) as Promise<StorageOutput<typeof name>>);
         if (name === 'insertEvents') return await task;
         const deadline = new Promise<never>((resolve) => {
           timer = setTimeout(() => resolve(TIMED_OUT as never), options.timeoutMs);
@@ -93,7 +96,7 @@ export function startStoragePool(options: StoragePoolOptions): StoragePool {
       let timer: NodeJS.Timeout | undefined;
       // One ping per thread, sent together: piscina hands each to its least busy thread.
       const pings = Array.from({ length: options.threads }, () =>
-        (pool.run({}, { name: 'ping' }) as ReturnType<StorageHandlers['ping']>).then((result) =>
+        (pool.run(ping) as Promise<StorageOutput<'ping'>>).then((result) =>
           result.ok ? null : result.message,
         ),
       );

@@ -12,13 +12,20 @@
  * `deliver` is bounded on its side (the DeliveryLimiter: a slot, a place in its capped queue, or
  * a `dropped` result at once). Only shutdown awaits, through drain.
  *
- * The notifications are written to the outbox in the transaction that stores their transitions
- * and leave it when their delivery results are written: `redeliver` sends what is left there (by
- * a process that died, or a leader that lost the lease). In a cluster every write carries the rule
- * leader's fence: a write refused because the lease moved on is logged and dropped, not retried.
+ * Which notifications go out is decided once, in the storage worker: the operation that stores
+ * the transitions writes their notifications to the outbox in the same transaction and answers
+ * them, and this sink delivers exactly those (a silence or the budget is never judged again here).
+ * From evaluation to a delivery recorded, an alert crosses threads 3 times: the metrics actor
+ * posts the transition to the front thread; the front thread asks a storage worker to record the
+ * transitions (answered: what was stored and the notifications outboxed); after delivery it asks a
+ * storage worker to record the results, batched (DeliveryRecorder), which also deletes their
+ * outbox rows. `redeliver` sends what is left in the outbox (by a process that died, or a leader
+ * that lost the lease). In a cluster every write carries the rule leader's fence: a write refused
+ * because the lease moved on is logged and dropped, not retried.
  */
 import type { StoragePool } from '../actors/storage-pool.ts';
 import { randomUUID } from 'node:crypto';
+import type { RecordedTransitions } from '../domain/alerts/recorded-transitions.ts';
 import type { TransitionWriter } from '../domain/cluster/leader-fence.ts';
 import {
   ruleOfTransition,
@@ -28,14 +35,9 @@ import {
   type AlertTransition,
   type AlertTransitionName,
   type DeliveryResult,
-  type StoredTransition,
 } from '../domain/rules/alert.ts';
 import type { Notification } from '../domain/rules/notification.ts';
-import {
-  deliveryTarget,
-  pendingNotifications,
-  type PendingNotification,
-} from '../domain/rules/pending-notification.ts';
+import { deliveryTarget, type PendingNotification } from '../domain/rules/pending-notification.ts';
 import type { RuleNotification } from '../domain/rules/rule.ts';
 import type { Logger } from '../log.ts';
 import { createDeliveryRecorder } from './delivery-recorder.ts';
@@ -154,11 +156,11 @@ export function createAlertSink(deps: AlertSinkDeps): AlertSink {
   };
 
   /**
-   * Publishes what was stored, in order, and starts its deliveries (those the outbox holds: the
-   * same function decided them in the storage worker), a slice per turn: requests get the thread
-   * in between, however many rules fired at once.
+   * Publishes what was stored, in order, and starts the deliveries of the notifications the same
+   * operation wrote to the outbox (decided there: none is added or dropped here), a slice per
+   * turn: requests get the thread in between, however many rules fired at once.
    */
-  const stored = async (records: readonly StoredTransition[]): Promise<void> => {
+  const stored = async ({ stored: records, outboxed }: RecordedTransitions): Promise<void> => {
     for (const [i, record] of records.entries()) {
       if (i > 0 && i % HANDLED_PER_TURN === 0) await nextTurn();
       switch (record.kind) {
@@ -179,7 +181,7 @@ export function createAlertSink(deps: AlertSinkDeps): AlertSink {
         }
       }
     }
-    await deliverAll(pendingNotifications(records));
+    await deliverAll(outboxed);
   };
 
   const storeAccepted = async (): Promise<void> => {

@@ -5,7 +5,7 @@
  * the last one read (and the first read, with `previous` null), and the next read waits for it.
  * A failed read changes nothing: the next one compares with the last value read.
  */
-import type { DbFailure, Result } from '../protocol/storage.ts';
+import type { DbFailure, Result } from '../protocol/storage/index.ts';
 import type { Logger } from '../log.ts';
 import { REAL_TIMERS, type Timers } from '../timers.ts';
 

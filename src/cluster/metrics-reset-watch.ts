@@ -9,7 +9,7 @@
 import type { MetricsActor } from '../actors/metrics-actor-client.ts';
 import type { StoragePool } from '../actors/storage-pool.ts';
 import type { Logger } from '../log.ts';
-import type { DbFailure, Result } from '../protocol/storage.ts';
+import type { DbFailure, Result } from '../protocol/storage/index.ts';
 import type { Timers } from '../timers.ts';
 import { watchCounter, type CounterWatch } from './counter-watch.ts';
 

@@ -24,6 +24,7 @@ import type {
   StoredTransition,
 } from '../domain/rules/alert.ts';
 import { DIGEST_LISTED, ruleOfTransition } from '../domain/rules/alert.ts';
+import type { RecordedTransitions } from '../domain/alerts/recorded-transitions.ts';
 import { RULES_LEASE, type TransitionWriter } from '../domain/cluster/leader-fence.ts';
 import { pendingNotifications } from '../domain/rules/pending-notification.ts';
 import type { ActiveRule } from '../domain/rules/rule.ts';
@@ -318,8 +319,10 @@ export const UNNAMED_WRITER: TransitionWriter = { holder: 'unnamed', epoch: null
  * Stores transitions in one transaction, each rule's in the order given (a resolution after the
  * firing of its incident closes that incident), counts the fired ones on their rules and writes
  * their notifications to the outbox, claimed by `writer`. Answers what was stored, in the order
- * given. Normally one round: a multi-row INSERT of the fired ones, a multi-row UPDATE of the
- * resolved ones, one UPDATE of the rules' trigger counts and one INSERT into the outbox. A writer
+ * given, and the notifications written to the outbox (which incidents a silence or the budget
+ * keeps quiet is decided here, once; the front thread delivers these and decides nothing).
+ * Normally one round: a multi-row INSERT of the fired ones, a multi-row UPDATE of the resolved
+ * ones, one UPDATE of the rules' trigger counts and one INSERT into the outbox. A writer
  * with an epoch (cluster mode) is fenced: the transaction first checks the lease still names its
  * holder and epoch, else throws FencedError and stores nothing; what it stores carries the epoch.
  */
@@ -327,8 +330,8 @@ export async function recordTransitions(
   sql: Sql,
   transitions: readonly AlertTransition[],
   writer: TransitionWriter = UNNAMED_WRITER,
-): Promise<StoredTransition[]> {
-  if (transitions.length === 0) return [];
+): Promise<RecordedTransitions> {
+  if (transitions.length === 0) return { stored: [], outboxed: [] };
   const { epoch } = writer;
   return sql.begin(async (tx) => {
     if (epoch !== null) await holdFence(tx, RULES_LEASE, { ...writer, epoch });
@@ -374,8 +377,9 @@ export async function recordTransitions(
       fired.push(...firing);
     }
     await countTriggers(tx, fired);
-    await writeOutbox(tx, pendingNotifications(stored), writer);
-    return stored;
+    // Decided here, once: the front thread delivers exactly these (alert-sink.ts).
+    const outboxed = await writeOutbox(tx, pendingNotifications(stored), writer);
+    return { stored, outboxed };
   });
 }
 

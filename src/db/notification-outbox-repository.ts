@@ -15,25 +15,33 @@ import { holdFence } from './leases-repository.ts';
 
 const json = (sql: Sql | Tx, value: unknown) => sql.json(value as Parameters<Sql['json']>[0]);
 
-/** Writes `pending`, claimed by `writer`, in the caller's transaction. */
+/**
+ * Writes `pending`, claimed by `writer`, in the caller's transaction; answers those written (all
+ * of them, unless one was there already), in the order given: exactly what is to be delivered.
+ */
 export async function writeOutbox(
   tx: Tx,
   pending: readonly PendingNotification[],
   writer: TransitionWriter,
-): Promise<void> {
-  if (pending.length === 0) return;
+): Promise<PendingNotification[]> {
+  if (pending.length === 0) return [];
   const rows = pending.map(({ notification, notify }) => ({
     transition_id: notification.transitionId,
     notification,
     notify,
   }));
-  // A transitionId is made of stored ids: a conflict would be the same notification again.
-  await tx`
+  // A transitionId is made of stored ids: a conflict would be the same notification again, which
+  // its first writer delivers (or the outbox's next claimer): not answered here.
+  const written = await tx<{ transition_id: string }[]>`
     INSERT INTO notification_outbox (transition_id, notification, notify, claimed_by, leader_epoch)
     SELECT v.transition_id, v.notification, v.notify, ${writer.holder}, ${writer.epoch}::int8
     FROM jsonb_to_recordset(${json(tx, rows)}) AS v(
            transition_id text, notification jsonb, notify jsonb)
-    ON CONFLICT (transition_id) DO NOTHING`;
+    ON CONFLICT (transition_id) DO NOTHING
+    RETURNING transition_id`;
+  if (written.length === pending.length) return [...pending];
+  const ids = new Set(written.map((row) => row.transition_id));
+  return pending.filter(({ notification }) => ids.has(notification.transitionId));
 }
 
 /**

@@ -4,7 +4,7 @@
 import t from 'tap';
 import { createIngestBatcher } from '../../src/actors/ingest-batcher.ts';
 import type { StoragePool } from '../../src/actors/storage-pool.ts';
-import type { NewEvent } from '../../src/domain/event.ts';
+import { FakeStoragePool } from '../support/fake-storage-pool.ts';
 import { ManualTimers } from '../support/manual-timers.ts';
 import { newEvent as event } from '../support/new-event.ts';
 
@@ -12,16 +12,14 @@ import { newEvent as event } from '../support/new-event.ts';
 function pendingPool(): { pool: StoragePool; release: () => void; writes: () => number } {
   const waiting: (() => void)[] = [];
   let writes = 0;
-  const pool = {
-    run: (_name: string, input: { events: readonly NewEvent[] }) => {
+  const pool = new FakeStoragePool({
+    insertEvents: (input) => {
       writes++;
       return new Promise((resolve) => {
         waiting.push(() => resolve({ ok: true, value: input.events.map((_, i) => i + 1) }));
       });
     },
-    queued: () => 0,
-    close: async () => {},
-  } as unknown as StoragePool;
+  });
   return { pool, release: () => waiting.splice(0).forEach((r) => r()), writes: () => writes };
 }
 

@@ -4,6 +4,7 @@ import t from 'tap';
 import { createIngestBatcher } from '../../src/actors/ingest-batcher.ts';
 import type { StoragePool } from '../../src/actors/storage-pool.ts';
 import type { NewEvent } from '../../src/domain/event.ts';
+import { FakeStoragePool } from '../support/fake-storage-pool.ts';
 import { ManualTimers } from '../support/manual-timers.ts';
 import { newEvent as event } from '../support/new-event.ts';
 
@@ -16,15 +17,13 @@ interface Write {
 function heldPool(): { pool: StoragePool; writes: Write[] } {
   const writes: Write[] = [];
   let nextId = 1;
-  const pool = {
-    run: (_name: string, input: { events: readonly NewEvent[] }) =>
+  const pool = new FakeStoragePool({
+    insertEvents: (input) =>
       new Promise((resolve) => {
         const ids = input.events.map(() => nextId++);
         writes.push({ ...input, finish: () => resolve({ ok: true, value: ids }) });
       }),
-    queued: () => 0,
-    close: async () => {},
-  } as unknown as StoragePool;
+  });
   return { pool, writes };
 }
 

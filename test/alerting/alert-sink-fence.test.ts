@@ -3,12 +3,12 @@
 // pauses the instance; an instance without the lease writes nothing; redelivery sends what the
 // outbox holds, page by page, and writes the results (which take the rows out of the outbox).
 import t from 'tap';
-import type { StoragePool } from '../../src/actors/storage-pool.ts';
 import { createAlertSink } from '../../src/alerting/alert-sink.ts';
 import type { AlertTransition, DeliveryResult } from '../../src/domain/rules/alert.ts';
 import type { Notification } from '../../src/domain/rules/notification.ts';
 import type { PendingNotification } from '../../src/domain/rules/pending-notification.ts';
 import { captureLog } from '../support/captured-log.ts';
+import { FakeStoragePool } from '../support/fake-storage-pool.ts';
 import { alert as firingNotification } from '../notify/receivers.ts';
 
 const fired: AlertTransition = {
@@ -31,20 +31,6 @@ const fired: AlertTransition = {
   },
 };
 
-/** A pool that answers each operation from `answers` and records every call. */
-function scriptedPool(answers: Record<string, (input: unknown) => unknown>) {
-  const calls: { name: string; input: unknown }[] = [];
-  const pool = {
-    run(name: string, input: unknown) {
-      calls.push({ name, input });
-      const answer = answers[name];
-      if (answer === undefined) throw new Error(`unexpected ${name}`);
-      return Promise.resolve(answer(input));
-    },
-  } as unknown as StoragePool;
-  return { pool, calls };
-}
-
 const ok: DeliveryResult = {
   channel: 'webhook',
   ok: true,
@@ -53,7 +39,7 @@ const ok: DeliveryResult = {
 };
 
 void t.test('a fenced write is logged, dropped, not retried, and pauses', async (t) => {
-  const { pool, calls } = scriptedPool({
+  const pool = new FakeStoragePool({
     recordTransitions: () => ({ ok: false, code: 'FENCED', message: 'the lease moved on' }),
   });
   const published: string[] = [];
@@ -73,12 +59,12 @@ void t.test('a fenced write is logged, dropped, not retried, and pauses', async 
   });
   sink.accept(fired);
   await sink.drain();
-  t.same(
-    calls.map((c) => c.name),
-    ['recordTransitions'],
-    'one write, not retried',
+  t.same(pool.ops(), ['recordTransitions'], 'one write, not retried');
+  t.match(
+    pool.inputsOf('recordTransitions'),
+    [{ writer: { holder: 'me', epoch: 4 } }],
+    'written with the fence',
   );
-  t.match(calls[0]?.input, { writer: { holder: 'me', epoch: 4 } }, 'written with the fence');
   t.equal(fencedCalls, 1, 'the instance is told to pause');
   t.same(published, [], 'nothing published');
   t.same(delivered, [], 'nothing notified');
@@ -89,7 +75,7 @@ void t.test('a fenced write is logged, dropped, not retried, and pauses', async 
 });
 
 void t.test('an instance without the lease writes nothing', async (t) => {
-  const { pool, calls } = scriptedPool({});
+  const pool = new FakeStoragePool();
   const sink = createAlertSink({
     pool,
     publish: () => {},
@@ -100,7 +86,7 @@ void t.test('an instance without the lease writes nothing', async (t) => {
   sink.accept(fired);
   await sink.drain();
   await sink.redeliver();
-  t.same(calls, [], 'no write, no claim');
+  t.same(pool.calls, [], 'no write, no claim');
 });
 
 void t.test('redeliver sends what the outbox holds and writes the results', async (t) => {
@@ -109,7 +95,7 @@ void t.test('redeliver sends what the outbox holds and writes the results', asyn
     notify: { notificationChannels: ['webhook'], notificationConfig: null },
   });
   const pages = [[pending(1), pending(2)], []];
-  const { pool, calls } = scriptedPool({
+  const pool = new FakeStoragePool({
     claimOutbox: () => ({ ok: true, value: pages.shift() ?? [] }),
     recordDeliveries: () => ({ ok: true, value: true }),
   });
@@ -126,10 +112,9 @@ void t.test('redeliver sends what the outbox holds and writes the results', asyn
   });
   await sink.redeliver();
   t.same(delivered, ['alert-1-firing', 'alert-2-firing'], 'sent, with their own transitionIds');
-  t.match(calls[0], { name: 'claimOutbox', input: { writer: { holder: 'me', epoch: 2 } } });
-  const results = calls.filter((c) => c.name === 'recordDeliveries');
+  t.match(pool.calls[0], { op: 'claimOutbox', input: { writer: { holder: 'me', epoch: 2 } } });
   t.match(
-    results.map((c) => c.input),
+    pool.inputsOf('recordDeliveries'),
     [
       {
         results: [
@@ -140,5 +125,5 @@ void t.test('redeliver sends what the outbox holds and writes the results', asyn
     ],
     'their results written (taking them out of the outbox)',
   );
-  t.equal(calls.filter((c) => c.name === 'claimOutbox').length, 1, 'a short page is the last');
+  t.equal(pool.inputsOf('claimOutbox').length, 1, 'a short page is the last');
 });

@@ -117,7 +117,7 @@ else
     t.equal(Number(taken?.epoch), firstEpoch + 1, 'at the next epoch');
 
     await waitUntil(
-      () => receiver.received.filter((r) => r.transition === 'FIRING').length,
+      () => receiver.received.filter((r) => r.key === firing?.transitionId).length,
       (n) => n >= 2,
       'the new leader to send the FIRING left in the outbox',
     );

@@ -3,9 +3,10 @@
 // (send time + TTL - renewal period) passes unrenewed, another holder answers, a write was
 // refused, or it stops (then it releases the lease). It never waits on a renewal to stop leading.
 import t from 'tap';
-import type { StoragePool } from '../../src/actors/storage-pool.ts';
 import { startLeaderLease } from '../../src/cluster/leader-lease.ts';
+import type { DbFailure, Result } from '../../src/protocol/storage/index.ts';
 import { captureLog } from '../support/captured-log.ts';
+import { FakeStoragePool } from '../support/fake-storage-pool.ts';
 import { ManualTimers } from '../support/manual-timers.ts';
 
 const TTL = 5000;
@@ -20,25 +21,29 @@ interface Call {
 /** A pool whose takeLease calls wait until the test answers them. */
 function scriptedPool() {
   const calls: Call[] = [];
-  const pool = {
-    run(name: string, input: unknown) {
-      return new Promise((resolve) => {
+  /** A call that waits for the test's answer: `value` is what an answer that did not fail holds. */
+  const held =
+    <T>(name: string, value: (answered: number | null) => T) =>
+    (input: unknown): Promise<Result<T, DbFailure>> =>
+      new Promise((resolve) => {
         calls.push({
           name,
           input,
-          async answer(value) {
+          async answer(answered) {
             resolve(
-              value === 'fail'
+              answered === 'fail'
                 ? { ok: false, code: 'DB_FAILURE', message: 'connection refused' }
-                : { ok: true, value: name === 'releaseLease' ? true : value },
+                : { ok: true, value: value(answered) },
             );
             // Let the lease handle the answer.
             await new Promise((r) => setImmediate(r));
           },
         });
       });
-    },
-  } as unknown as Pick<StoragePool, 'run'>;
+  const pool = new FakeStoragePool({
+    takeLease: held('takeLease', (epoch) => epoch),
+    releaseLease: held('releaseLease', () => true as const),
+  });
   return { pool, calls };
 }
 

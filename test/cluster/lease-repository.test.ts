@@ -60,7 +60,9 @@ void t.test('a transition written with an old epoch is refused and stores nothin
   const first = await takeLease(sql, RULES_LEASE, 'old-leader', TTL);
   if (first === null) throw new Error('the lease is free');
   const old: TransitionWriter = { holder: 'old-leader', epoch: first };
-  const [stored] = await recordTransitions(sql, [{ kind: 'fired', alert: fired(rule) }], old);
+  const {
+    stored: [stored],
+  } = await recordTransitions(sql, [{ kind: 'fired', alert: fired(rule) }], old);
   if (stored?.kind !== 'fired') throw new Error('stored');
   const [row] = await sql<{ leader_epoch: string }[]>`
     SELECT leader_epoch FROM alerts WHERE id = ${stored.alert.id}`;
@@ -111,7 +113,7 @@ void t.test(
     const epoch = await takeLease(sql, RULES_LEASE, 'leader-1', TTL);
     if (epoch === null) throw new Error('the lease is free');
     const leader1: TransitionWriter = { holder: 'leader-1', epoch };
-    const stored = await recordTransitions(
+    const { stored } = await recordTransitions(
       sql,
       [
         { kind: 'fired', alert: fired(withChannel) },
@@ -172,7 +174,9 @@ void t.test(
 void t.test('alone: a restarted process claims what another process left', async (t) => {
   const rule = await newRule('alone', ['webhook']);
   const first: TransitionWriter = { holder: 'alone:first', epoch: null };
-  const [stored] = await recordTransitions(sql, [{ kind: 'fired', alert: fired(rule) }], first);
+  const {
+    stored: [stored],
+  } = await recordTransitions(sql, [{ kind: 'fired', alert: fired(rule) }], first);
   if (stored?.kind !== 'fired') throw new Error('stored');
   t.same(await claimOutbox(sql, first, 10), [], 'not by its own writer');
   const claimed = await claimOutbox(sql, { holder: 'alone:second', epoch: null }, 10);

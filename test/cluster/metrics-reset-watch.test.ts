@@ -3,22 +3,26 @@
 // started) nor for its own reset (already done); a reset made here moves the counter, then resets,
 // and a failed move resets nothing.
 import t from 'tap';
-import type { StoragePool } from '../../src/actors/storage-pool.ts';
 import { watchMetricsResets } from '../../src/cluster/metrics-reset-watch.ts';
+import type { StorageOutput } from '../../src/protocol/storage/index.ts';
 import { captureLog } from '../support/captured-log.ts';
+import { FakeStoragePool } from '../support/fake-storage-pool.ts';
 
 const failure = { ok: false, code: 'DB_FAILURE', message: 'down' } as const;
 
+type Counter = StorageOutput<'metricsResets'>;
+
 /** A pool answering the counter reads and the moves from the lists given, in order. */
-const poolAnswering = (reads: unknown[], moves: unknown[]): Pick<StoragePool, 'run'> =>
-  ({
-    run: (name: string) => Promise.resolve((name === 'countMetricsReset' ? moves : reads).shift()),
-  }) as unknown as Pick<StoragePool, 'run'>;
+const poolAnswering = (reads: Counter[], moves: Counter[]): FakeStoragePool =>
+  new FakeStoragePool({
+    metricsResets: () => reads.shift() ?? failure,
+    countMetricsReset: () => moves.shift() ?? failure,
+  });
 
 const NO_TIMERS = { setInterval: () => 'handle', clearInterval: () => undefined };
 
 void t.test('resets when another instance moved the counter, not otherwise', async (t) => {
-  const reads = [5, 5, 6, null, 7, 9, 9].map((v) =>
+  const reads = [5, 5, 6, null, 7, 9, 9].map((v): Counter =>
     v === null ? failure : { ok: true, value: v },
   );
   const pool = poolAnswering(reads, [{ ok: true, value: 7 }, failure]);

@@ -2,21 +2,21 @@
 // change counter moved (and at the first read: a change may have landed since start-up's load),
 // never when it did not; a failed read changes nothing.
 import t from 'tap';
-import type { StoragePool } from '../../src/actors/storage-pool.ts';
 import { watchRuleChanges } from '../../src/cluster/rule-change-watch.ts';
+import type { StorageOutput } from '../../src/protocol/storage/index.ts';
 import { captureLog } from '../support/captured-log.ts';
+import { FakeStoragePool } from '../support/fake-storage-pool.ts';
 
 void t.test('reloads when the counter moved, not otherwise', async (t) => {
-  const answers: unknown[] = [
+  const answers: StorageOutput<'ruleChanges'>[] = [
     { ok: true, value: 5 },
     { ok: true, value: 5 },
     { ok: false, code: 'DB_FAILURE', message: 'down' },
     { ok: true, value: 6 },
     { ok: true, value: 6 },
   ];
-  const pool = {
-    run: () => Promise.resolve(answers.shift()),
-  } as unknown as Pick<StoragePool, 'run'>;
+  const done = { ok: false, code: 'DB_FAILURE', message: 'no more answers' } as const;
+  const pool = new FakeStoragePool({ ruleChanges: () => answers.shift() ?? done });
   let reloads = 0;
   let cleared = false;
   const watch = watchRuleChanges(

@@ -42,7 +42,9 @@ const fired = (rule: RuleRecord, triggeredAt: number): FiredAlert => firedAlert(
 
 /** One firing stored alone: its incident. */
 async function recordAlert(sql: Sql, alert: FiredAlert): Promise<AlertRecord> {
-  const [stored] = await recordTransitions(sql, [{ kind: 'fired', alert }]);
+  const {
+    stored: [stored],
+  } = await recordTransitions(sql, [{ kind: 'fired', alert }]);
   if (stored?.kind !== 'fired') throw new Error('a firing stores an incident');
   return stored.alert;
 }
@@ -52,7 +54,9 @@ async function resolveAlert(
   sql: Sql,
   resolution: AlertResolution,
 ): Promise<readonly AlertRecord[]> {
-  const [stored] = await recordTransitions(sql, [{ kind: 'resolved', resolution }]);
+  const {
+    stored: [stored],
+  } = await recordTransitions(sql, [{ kind: 'resolved', resolution }]);
   if (stored?.kind !== 'resolved') throw new Error('a resolution answers what it closed');
   return stored.alerts.map((s) => s.alert);
 }
@@ -258,7 +262,7 @@ void t.test('a batch: many rules in one transaction, each rule in the order give
   const b = await newRule('batch b');
   const c = await newRule('batch c');
   const open = await recordAlert(sql, fired(c, NOW - 3 * MINUTE));
-  const stored = await recordTransitions(sql, [
+  const { stored } = await recordTransitions(sql, [
     { kind: 'fired', alert: fired(a, NOW - 2 * MINUTE) },
     { kind: 'resolved', resolution: cleared(c, NOW - 2 * MINUTE) },
     { kind: 'fired', alert: fired(b, NOW - 2 * MINUTE) },
@@ -322,7 +326,11 @@ void t.test('a batch: many rules in one transaction, each rule in the order give
     alertTx,
     'and the counts by the same one',
   );
-  t.same(await recordTransitions(sql, []), [], 'nothing to store: nothing done');
+  t.same(
+    await recordTransitions(sql, []),
+    { stored: [], outboxed: [] },
+    'nothing to store: nothing done',
+  );
 });
 
 void t.test('recordDeliveries: the results of many alerts, one statement', async (t) => {
@@ -395,7 +403,9 @@ void t.test(
       since: NOW - 20 * MINUTE,
       until: NOW - 12 * MINUTE,
     };
-    const [first] = await recordTransitions(sql, [{ kind: 'digest', digest: due }]);
+    const {
+      stored: [first],
+    } = await recordTransitions(sql, [{ kind: 'digest', digest: due }]);
     if (first?.kind !== 'digest' || first.digest === null) throw new Error('a digest was written');
     t.match(first.digest, {
       ruleId: rule.id,
@@ -410,7 +420,9 @@ void t.test(
       'the held ones fired until then, oldest first',
     );
     t.same(first.notify, { notificationChannels: ['webhook'], notificationConfig: null });
-    const [again] = await recordTransitions(sql, [{ kind: 'digest', digest: due }]);
+    const {
+      stored: [again],
+    } = await recordTransitions(sql, [{ kind: 'digest', digest: due }]);
     t.same(again, { kind: 'digest', digest: null, notify: first.notify }, 'carried once only');
     const [after] = await activeRulesForEvaluation(sql, NOW, [rule.id]);
     t.equal(after?.heldSince, NOW - 10 * MINUTE, 'the one after the digest is still held');
@@ -430,7 +442,9 @@ void t.test(
 
 void t.test('an incident keeps the channels it fired with for its RESOLVED', async (t) => {
   const rule = await newRule('keeps channels');
-  const [stored] = await recordTransitions(sql, [
+  const {
+    stored: [stored],
+  } = await recordTransitions(sql, [
     {
       kind: 'fired',
       alert: { ...fired(rule, NOW - MINUTE), notificationChannels: ['slack:ops'] },
@@ -438,9 +452,9 @@ void t.test('an incident keeps the channels it fired with for its RESOLVED', asy
   ]);
   if (stored?.kind !== 'fired') throw new Error('fired');
   t.same(stored.notify, { notificationChannels: ['slack:ops'], notificationConfig: null });
-  const [resolved] = await recordTransitions(sql, [
-    { kind: 'resolved', resolution: cleared(rule, NOW) },
-  ]);
+  const {
+    stored: [resolved],
+  } = await recordTransitions(sql, [{ kind: 'resolved', resolution: cleared(rule, NOW) }]);
   if (resolved?.kind !== 'resolved') throw new Error('resolved');
   t.same(
     resolved.alerts.map((a) => a.notify.notificationChannels),

@@ -3,11 +3,12 @@
 // reload logs it and keeps the set in force, and the timer's run never rejects (a rejection there
 // would end the process). The pool is a stand-in answering what the real one did in the incident.
 import t from 'tap';
-import type { StoragePool } from '../../src/actors/storage-pool.ts';
 import type { ContactPoint } from '../../src/domain/contact-points/contact-point.ts';
 import { AppError } from '../../src/errors.ts';
 import { createContactPointDirectory } from '../../src/notify/contact-point-directory.ts';
+import type { StorageOutput } from '../../src/protocol/storage/index.ts';
 import { captureLog } from '../support/captured-log.ts';
+import { FakeStoragePool } from '../support/fake-storage-pool.ts';
 
 const point: ContactPoint = {
   id: 1,
@@ -21,13 +22,13 @@ const point: ContactPoint = {
 const sparse: ContactPoint[] = [];
 sparse[2] = point;
 
-type Answer = () => Promise<unknown>;
+type Answer = () => Promise<StorageOutput<'listContactPoints'>>;
 
 t.test(
   'a sparse, failed or thrown answer keeps the set in force; the timer never rejects',
   async (t) => {
     let answer: Answer = () => Promise.resolve({ ok: true, value: [point] });
-    const pool = { run: () => answer() } as unknown as StoragePool;
+    const pool = new FakeStoragePool({ listContactPoints: () => answer() });
     let tick = (): void => {};
     const { log, lines } = captureLog('test');
     const directory = createContactPointDirectory(pool, log, {
@@ -53,7 +54,6 @@ t.test(
         () => Promise.resolve({ ok: false, code: 'DB_FAILURE', message: 'database timeout' }),
       ],
       ['thrown', () => Promise.reject(new AppError('OVERLOADED', 'Storage queue is full'))],
-      ['not a list', () => Promise.resolve({ ok: true, value: null })],
     ];
     for (const [name, next] of cases) {
       answer = next;

@@ -116,6 +116,17 @@ export interface HttpReceiver {
   readonly received: ReceivedRequest[];
 }
 
+/**
+ * The webhook requests of one notification, by its transitionId (their Idempotency-Key). A test
+ * that counts deliveries counts these, not whatever else reached the receiver by then (a
+ * RESOLVED, a retry, another rule's notification).
+ */
+export const requestsOf = (
+  receiver: { readonly received: readonly ReceivedRequest[] },
+  transitionId: string,
+): ReceivedRequest[] =>
+  receiver.received.filter((r) => r.headers['idempotency-key'] === transitionId);
+
 /** Where a receiver listens: 127.0.0.1 on a free port unless said otherwise. */
 export interface ListenAt {
   readonly host?: string;

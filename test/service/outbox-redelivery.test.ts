@@ -27,7 +27,9 @@ void t.test('a notification stored and not delivered is sent at the next start',
     notificationChannels: ['webhook'],
   });
   // What a process did before it died: the incident and its notification committed, not sent.
-  const [stored] = await recordTransitions(
+  const {
+    stored: [stored],
+  } = await recordTransitions(
     db.sql,
     [
       {
@@ -42,7 +44,7 @@ void t.test('a notification stored and not delivered is sent at the next start',
 
   const svc = await startTestService(t, {}, { database: db });
   await waitUntil(
-    () => receiver.received.length,
+    () => receiver.received.filter((r) => r.key === transitionId).length,
     (n) => n >= 1,
     'the notification to be sent',
   );

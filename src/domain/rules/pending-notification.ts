@@ -1,8 +1,8 @@
 /**
  * @module Which stored transitions are notified, and what each notification says: decided once from
  * what was stored, by the storage worker that writes them to the notification outbox in the
- * transition's own transaction, and by the front thread that delivers them after the commit (the
- * same function on the same rows: the two agree). Pure.
+ * transition's own transaction and answers them to the front thread, which delivers exactly those
+ * (src/domain/alerts/recorded-transitions.ts). Pure.
  */
 import type { AlertDeliveries, StoredAlert, StoredTransition } from './alert.ts';
 import {

@@ -7,7 +7,7 @@ import { Type } from '@sinclair/typebox';
 import type { MetricsActor } from '../../actors/metrics-actor-client.ts';
 import { MAX_HISTORY_MINUTES } from '../../domain/metrics/snapshot/history.ts';
 import { AppError, validationError } from '../../errors.ts';
-import type { DbFailure, Result } from '../../protocol/storage.ts';
+import type { DbFailure, Result } from '../../protocol/storage/index.ts';
 import { ErrorSchema } from '../../schemas/event-responses.ts';
 import type { Request, Route } from '../route-types.ts';
 import { POSITIVE_INT } from './rules.ts';

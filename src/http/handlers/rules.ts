@@ -13,7 +13,7 @@ import {
 } from '../../domain/rules/rule-types.ts';
 import type { RuleRecord } from '../../domain/rules/rule.ts';
 import { AppError, notFound, validationError } from '../../errors.ts';
-import type { StorageOutput } from '../../protocol/storage.ts';
+import type { StorageOutput } from '../../protocol/storage/index.ts';
 import { ErrorSchema } from '../../schemas/event-responses.ts';
 import { checkRuleBody, RuleCreateBody, RuleUpdateBody } from '../../schemas/rule.ts';
 import type { Reply } from '../reply.ts';

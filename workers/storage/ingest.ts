@@ -1,0 +1,73 @@
+/**
+ * @module Ingest hot path: the group commit of a batch of events (workers/storage/stored-events.ts
+ * sends what it stored on to the metrics actor; count-fold.ts folds its page counts). In cluster
+ * mode each batch also commits its outbox row, and the cluster thread hears of every batch's end.
+ */
+import * as events from '../../src/db/events-repository.ts';
+import * as idempotency from '../../src/db/idempotent-insert.ts';
+import { insertOutboxed } from '../../src/db/outboxed-insert.ts';
+import { batchSeqOf } from '../../src/domain/cluster/batch-seq.ts';
+import type { MetricEvent, NewEvent } from '../../src/domain/event.ts';
+import type { InsertOutcome } from '../../src/domain/idempotency.ts';
+import { storedMetrics } from '../../src/domain/stored-metrics.ts';
+import type { BatchNotice } from '../../src/protocol/cluster.ts';
+import type { DbFailure, IngestHandlers, Result } from '../../src/protocol/storage/index.ts';
+import type { ClusterLink } from './cluster-link.ts';
+import type { AreaTable, StorageContext } from './context.ts';
+
+export interface IngestDeps {
+  /** After COMMIT: the stored events go to the metrics actor and their counts are folded. */
+  readonly committed: (metricEvents: readonly MetricEvent[]) => void;
+  /** Cluster mode; null: one instance. */
+  readonly cluster: ClusterLink | null;
+}
+
+export function ingestHandlers(
+  { sql, guarded }: StorageContext,
+  { committed, cluster }: IngestDeps,
+): AreaTable<IngestHandlers> {
+  /**
+   * Cluster mode: the batch takes the next number of this incarnation (shared by all storage
+   * workers) and commits with its outbox row; the cluster thread then publishes it, or settles
+   * the number if the insert failed, so that peers see no hole.
+   */
+  const insertOutboxedEvents = async (
+    batch: readonly NewEvent[],
+    detail: boolean,
+    link: ClusterLink,
+  ): Promise<Result<readonly InsertOutcome[], DbFailure>> => {
+    const seq = batchSeqOf(link.data.incarnation, Atomics.add(link.counter, 0, 1) + 1);
+    const writtenAt = Date.now();
+    const result = await guarded('insertEvents', () =>
+      insertOutboxed(sql, batch, writtenAt, detail, { instanceId: link.data.instanceId, seq }),
+    );
+    let notice: BatchNotice;
+    if (result.ok) {
+      committed(result.value.stored);
+      notice = { type: 'batch-committed', seq, payload: result.value.payload };
+    } else notice = { type: 'batch-failed', seq };
+    link.channel.postMessage(notice);
+    return result.ok ? { ok: true, value: result.value.outcomes } : result;
+  };
+
+  return {
+    /**
+     * A batch in which no event carries an idempotency key takes the plain insert: keys cost
+     * nothing to producers that do not use them. Only the events stored now go to the metrics
+     * actor (a repeat was counted when it was first stored); with `detail` (only while a PATTERN
+     * rule is ACTIVE) they carry what PATTERN reads, otherwise the message stays small.
+     */
+    async insertEvents({ events: batch, detail }) {
+      if (cluster !== null) return insertOutboxedEvents(batch, detail === true, cluster);
+      const writtenAt = Date.now();
+      const keyed = batch.some((e) => e.idempotency !== undefined);
+      const result = await guarded('insertEvents', () =>
+        keyed
+          ? idempotency.insertKeyedEvents(sql, batch, writtenAt)
+          : events.insertEvents(sql, batch, writtenAt),
+      );
+      if (result.ok) committed(storedMetrics(batch, result.value, writtenAt, detail === true));
+      return result;
+    },
+  };
+}
