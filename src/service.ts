@@ -344,6 +344,7 @@ async function startOn(
       2,
     ),
     pageSlots: slots('event page reads', 'EVENT_PAGES_MAX_RUNNING', 'EVENT_PAGES_MAX_PER_KEY', 1),
+    exportMaxRows: config.EVENT_EXPORT_MAX_ROWS,
     backtestSlots: slots('backtests', 'BACKTEST_MAX_RUNNING', 'BACKTEST_MAX_PER_KEY', 5),
     health: createHealthCheck({
       probe: () => pingDatabase(pool, config.DB_QUERY_TIMEOUT_MS),

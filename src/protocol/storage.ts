@@ -3,6 +3,7 @@
  * Expected failures come back as data ({ ok: false, code }), never as thrown errors (STYLE 2).
  * The records these carry are declared in src/domain.
  */
+import type { EventSearchHandlers } from './event-search.ts';
 import type { StorageClusterData } from './cluster.ts';
 import type { ApiKeyFields, ApiKeyRecord, StoredApiKey } from '../domain/api-key.ts';
 import type { TransitionWriter } from '../domain/cluster/leader-fence.ts';
@@ -276,7 +277,8 @@ export interface StorageWorkerData {
  * The reads pool's handlers (workers/reads.worker.ts): the expensive reads a client can ask for,
  * on connections and a queue apart from ingest's (docs/security.md), with the same shapes.
  */
-export type ReadHandlers = Pick<StorageHandlers, 'replayPattern' | 'listEvents'>;
+export type ReadHandlers = Pick<StorageHandlers, 'replayPattern' | 'listEvents'> &
+  EventSearchHandlers;
 export type ReadOperation = keyof ReadHandlers;
 
 /** What every reads worker receives in workerData. */

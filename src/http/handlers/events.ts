@@ -4,7 +4,6 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { IngestBatcher } from '../../actors/ingest-batcher.ts';
-import type { ReadsPool } from '../../actors/reads-pool.ts';
 import type { StoragePool } from '../../actors/storage-pool.ts';
 import { idOfEventId, eventIdOf } from '../../domain/event-id.ts';
 import { AppError, notFound, validationError } from '../../errors.ts';
@@ -23,17 +22,14 @@ import {
 import { mayHoldUnstorable } from '../../schemas/json-guards.ts';
 import { isPaging, PagingQuerySchema, parsePaging, toPage } from '../../schemas/paging.ts';
 import type { IngestCounts } from '../ingest-answers.ts';
-import { inSlot, type ReadSlots } from '../read-slots.ts';
+import { inSlot } from '../read-slots.ts';
+import { eventSearchRoutes, type EventSearchDeps } from './event-search.ts';
 import type { Reply } from '../reply.ts';
 import type { Request, Route } from '../route-types.ts';
 
-export interface EventDeps {
+export interface EventDeps extends EventSearchDeps {
   readonly batcher: IngestBatcher;
   readonly pool: StoragePool;
-  /** Where event pages are read: threads, connections and a queue apart from ingest's. */
-  readonly pages: ReadsPool;
-  /** EVENT_PAGES_MAX_RUNNING and EVENT_PAGES_MAX_PER_KEY: pages read at once. */
-  readonly pageSlots: ReadSlots;
   readonly batchMaxEvents: number;
   /** How far ahead of the receive time an event's timestamp may be; default 24 h. */
   readonly eventMaxFutureMs?: number;
@@ -184,7 +180,7 @@ async function ingestBatch(deps: EventDeps, req: Request): Promise<Reply> {
   };
 }
 
-async function list(deps: EventDeps, req: Request, eventType: string | null): Promise<Reply> {
+async function list(deps: EventDeps, req: Request, eventType: string): Promise<Reply> {
   const paging = parsePaging(req.query);
   if (!isPaging(paging)) throw validationError(paging);
   const result = await inSlot(deps.pageSlots, req.principal, (release) =>
@@ -246,18 +242,7 @@ export const eventRoutes = (deps: EventDeps): Route[] => [
     },
     handle: (req) => ingestBatch(deps, req),
   },
-  {
-    method: 'GET',
-    path: '/api/v1/events',
-    scope: 'read',
-    body: 'none',
-    doc: {
-      summary: 'Events, newest first',
-      query: PagingQuerySchema,
-      responses: { 200: EventPageSchema, ...errors, 429: ErrorSchema },
-    },
-    handle: (req) => list(deps, req, null),
-  },
+  ...eventSearchRoutes(deps),
   {
     method: 'GET',
     path: '/api/v1/events/type/:eventType',
