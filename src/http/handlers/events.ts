@@ -8,6 +8,7 @@ import type { StoragePool } from '../../actors/storage-pool.ts';
 import { idOfEventId, eventIdOf } from '../../domain/event-id.ts';
 import { AppError, notFound, validationError } from '../../errors.ts';
 import type { NewEvent } from '../../domain/event.ts';
+import { tailRecords, type EventTail } from '../../domain/event-search/tail-records.ts';
 import { OPERATOR_PRODUCER, type InsertOutcome, type ReusedKey } from '../../domain/idempotency.ts';
 import { checkEventRequest, EventRequestSchema, type EventCheck } from '../../schemas/event.ts';
 import type { Principal } from '../../auth/principal.ts';
@@ -35,6 +36,8 @@ export interface EventDeps extends EventSearchDeps {
   readonly eventMaxFutureMs?: number;
   /** Where the ingest routes' answers are counted (GET /metrics); absent: not counted. */
   readonly ingestCounts?: IngestCounts;
+  /** The live tail (/topic/events): told of each committed event; absent: no tail. */
+  readonly tail?: EventTail;
 }
 
 const ACCEPTED = 'Event accepted for processing';
@@ -77,12 +80,17 @@ const failed = (message: string): AppError =>
   new AppError('INTERNAL', `Failed to process event: ${message}`);
 
 async function store(
-  batcher: IngestBatcher,
+  deps: EventDeps,
   events: readonly NewEvent[],
   bytes: number,
 ): Promise<readonly InsertOutcome[]> {
-  const result = await batcher.submit(events, bytes);
+  const result = await deps.batcher.submit(events, bytes);
   if (!result.ok) throw failed(result.message);
+  // After COMMIT (the batcher answers once its transaction is committed): a tail never shows an
+  // event that a reader could not find.
+  if (deps.tail?.tailing() === true) {
+    deps.tail.publishEvents(tailRecords(events, result.value, Date.now()));
+  }
   return result.value;
 }
 
@@ -105,9 +113,7 @@ async function ingestOne(deps: EventDeps, req: Request): Promise<Reply> {
   if (!checked.ok) throw validationError(checked.errors);
   const refused = sourceRefusal(req.principal, checked.event.source);
   if (refused !== null) throw new AppError('SOURCE_NOT_ALLOWED', refused, { source: refused });
-  const [outcome] = (await store(deps.batcher, [checked.event], req.rawBody.length)) as [
-    InsertOutcome,
-  ];
+  const [outcome] = (await store(deps, [checked.event], req.rawBody.length)) as [InsertOutcome];
   if (typeof outcome === 'object' && outcome.kind === 'key-reused') {
     const message = reusedMessage(checked.event, outcome);
     throw new AppError('IDEMPOTENCY_KEY_REUSED', message, { idempotencyKey: message });
@@ -157,7 +163,7 @@ async function ingestBatch(deps: EventDeps, req: Request): Promise<Reply> {
     valid.push(checked.event);
     return checked;
   });
-  const outcomes = valid.length === 0 ? [] : await store(deps.batcher, valid, req.rawBody.length);
+  const outcomes = valid.length === 0 ? [] : await store(deps, valid, req.rawBody.length);
   let next = 0;
   let reused = 0;
   const results = checks.map((checked, index) => {
