@@ -174,6 +174,12 @@ export const ConfigSchema = Type.Object({
     1_000_000,
     'Most rows one GET /api/v1/events/export streams; a larger limit is reduced to it.',
   ),
+  EVENT_SEARCH_COUNT_MS: Int(
+    1,
+    60_000,
+    100,
+    'How long a filtered GET /api/v1/events counts its total before it answers an estimate.',
+  ),
   STOMP_TAIL_MAX_EVENTS_PER_SECOND: Int(
     1,
     100_000,

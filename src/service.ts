@@ -348,6 +348,7 @@ async function startOn(
     ),
     pageSlots: slots('event page reads', 'EVENT_PAGES_MAX_RUNNING', 'EVENT_PAGES_MAX_PER_KEY', 1),
     exportMaxRows: config.EVENT_EXPORT_MAX_ROWS,
+    searchCountMs: config.EVENT_SEARCH_COUNT_MS,
     tail: {
       tailing: () => eventTail?.tailing() ?? false,
       publishEvents: (events) => eventTail?.publishEvents(events),

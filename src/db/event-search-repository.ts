@@ -86,6 +86,8 @@ export interface SearchInput {
   readonly cursor: EventCursor | null;
   /** The export's pages need no total. */
   readonly withTotal: boolean;
+  /** How long a filtered total may count before it gives an estimate (EVENT_SEARCH_COUNT_MS). */
+  readonly countBudgetMs: number;
 }
 
 export interface SearchPage {
@@ -104,15 +106,34 @@ async function estimate(sql: Sql, where: Fragment): Promise<number> {
   return Math.round(plan?.['QUERY PLAN'][0].Plan['Plan Rows'] ?? 0);
 }
 
+/** PostgreSQL's query_canceled: the count ran past its statement_timeout. */
+const CANCELED = '57014';
+
+/**
+ * Counts up to EXACT_COUNT_MAX + 1 matches within `budgetMs` (a statement_timeout of its own: a
+ * rare match without an index of its own would otherwise scan the whole table); past either, the
+ * planner's estimate, marked as one. RESET then restores the connection's own statement_timeout,
+ * and, after a cancel, is the completed statement the connection guard wants before reuse.
+ */
 async function filteredTotal(
   sql: Sql,
   where: Fragment,
+  budgetMs: number,
 ): Promise<{ total: number; exact: boolean }> {
-  const [row] = await sql<{ n: string }[]>`
-    SELECT count(*)::int8 AS n FROM (SELECT 1 FROM events WHERE ${where} LIMIT ${EXACT_COUNT_MAX + 1}) m`;
-  const counted = Number(row?.n ?? 0);
-  if (counted <= EXACT_COUNT_MAX) return { total: counted, exact: true };
-  return { total: Math.max(counted, await estimate(sql, where)), exact: false };
+  let counted: number | null = null;
+  await sql`SELECT set_config('statement_timeout', ${String(budgetMs)}, false)`;
+  try {
+    const [row] = await sql<{ n: string }[]>`
+      SELECT count(*)::int8 AS n
+      FROM (SELECT 1 FROM events WHERE ${where} LIMIT ${EXACT_COUNT_MAX + 1}) m`;
+    counted = Number(row?.n ?? 0);
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== CANCELED) throw error;
+  } finally {
+    await sql`RESET statement_timeout`;
+  }
+  if (counted !== null && counted <= EXACT_COUNT_MAX) return { total: counted, exact: true };
+  return { total: Math.max(counted ?? 0, await estimate(sql, where)), exact: false };
 }
 
 /**
@@ -139,7 +160,7 @@ export async function searchEvents(sql: Sql, input: SearchInput): Promise<Search
     const counted = await listEvents(sql, filter.eventType, 0, 1);
     return { rows: records, total: counted.total, totalExact: true, more };
   }
-  const { total, exact } = await filteredTotal(sql, where);
+  const { total, exact } = await filteredTotal(sql, where, input.countBudgetMs);
   return { rows: records, total, totalExact: exact, more };
 }
 

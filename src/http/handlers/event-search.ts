@@ -31,12 +31,15 @@ export interface EventSearchDeps {
   readonly pageSlots: ReadSlots;
   /** EVENT_EXPORT_MAX_ROWS: the most rows one export streams (default 1,000,000). */
   readonly exportMaxRows?: number;
+  /** EVENT_SEARCH_COUNT_MS: how long a filtered total may count before it is estimated. */
+  readonly searchCountMs?: number;
 }
 
 /** Past this offset a filtered search pages by cursor only (OFFSET reads every skipped match). */
 export const MAX_FILTERED_OFFSET = 10_000;
 /** Rows per read of an export: one keyset page of the reads pool, then one chunk written. */
 const EXPORT_PAGE_ROWS = 1000;
+const DEFAULT_COUNT_MS = 100;
 /** The histogram's range when from is not given: the hour before `to`. */
 const DEFAULT_HISTOGRAM_SPAN_MS = 3_600_000;
 
@@ -79,7 +82,14 @@ async function search(deps: EventSearchDeps, req: Request): Promise<Reply> {
   if (Object.keys(errors).length > 0 || !isPaging(paging) || !isEventFilter(parsed)) {
     throw validationError(errors);
   }
-  const input = { filter: parsed, page: paging.page, size: paging.size, cursor, withTotal: true };
+  const input = {
+    filter: parsed,
+    page: paging.page,
+    size: paging.size,
+    cursor,
+    withTotal: true,
+    countBudgetMs: deps.searchCountMs ?? DEFAULT_COUNT_MS,
+  };
   const result = await inSlot(deps.pageSlots, req.principal, (release) =>
     deps.pages.run('searchEvents', input, release),
   );
@@ -221,7 +231,7 @@ async function exportEvents(deps: EventSearchDeps, req: Request): Promise<Reply>
         const size = Math.min(EXPORT_PAGE_ROWS, limit - summary.rows);
         let settle = (): void => undefined;
         lastRead = new Promise((resolve) => (settle = resolve));
-        const input = { filter, page: 0, size, cursor, withTotal: false };
+        const input = { filter, page: 0, size, cursor, withTotal: false, countBudgetMs: 0 };
         const result = await deps.pages.run('searchEvents', input, settle);
         if (!result.ok) {
           summary.complete = false;
