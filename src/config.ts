@@ -180,7 +180,7 @@ export const ConfigSchema = Type.Object({
     100,
     'How long a filtered GET /api/v1/events counts its total before it answers an estimate.',
   ),
-  STOMP_TAIL_MAX_EVENTS_PER_SECOND: Int(
+  STOMP_TAIL_MAX_PER_SECOND: Int(
     1,
     100_000,
     200,

@@ -405,7 +405,7 @@ async function startOn(
     }),
     log,
     currentMetricsJson: () => metrics.snapshotJson(),
-    tailEventsPerSecond: config.STOMP_TAIL_MAX_EVENTS_PER_SECOND,
+    tailEventsPerSecond: config.STOMP_TAIL_MAX_PER_SECOND,
     originAllowed: (origin, host) => origins.allowed(origin, host),
     ...(auth.store === null ? {} : { authenticate: stompAuthenticator(auth.store) }),
   });

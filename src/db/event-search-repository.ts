@@ -5,8 +5,7 @@
  * than the retention's kept_from, as the spec's pages do (events-repository.ts).
  */
 import type postgres from 'postgres';
-import type { EventRecord } from '../domain/event.ts';
-import type { EventCursor } from '../domain/event-search/cursor.ts';
+import type { HistogramInput, SearchInput, SearchPage } from '../domain/event-search/search.ts';
 import { isCountedScope, type EventFilter, type Scalar } from '../domain/event-search/filter.ts';
 import type { Sql } from './connect.ts';
 import { COLUMNS, listEvents, toRecord, type EventRow } from './events-repository.ts';
@@ -46,6 +45,12 @@ function qCondition(sql: Sql, q: string, field: EventFilter['qField']): Fragment
   }
 }
 
+/**
+ * A JSON value as jsonb, sent as text: a parameter the server types jsonb would be serialised by
+ * the driver again (a JSON string holding the text, which contains nothing).
+ */
+const json = (sql: Sql, value: unknown): Fragment => sql`${JSON.stringify(value)}::text::jsonb`;
+
 /** The WHERE conditions of a filter (and of the retention), joined with AND. */
 export function whereOf(sql: Sql, f: EventFilter): Fragment {
   const time = f.timeField === 'timestamp' ? sql`ts` : sql`received_at`;
@@ -63,40 +68,19 @@ export function whereOf(sql: Sql, f: EventFilter): Fragment {
   if (f.userId !== null) conditions.push(sql`user_id = ${f.userId}`);
   if (f.sessionId !== null) conditions.push(sql`session_id = ${f.sessionId}`);
   for (const [key, value] of f.tags) {
-    conditions.push(sql`tags @> ${JSON.stringify({ [key]: value })}::jsonb`);
+    conditions.push(sql`tags @> ${json(sql, { [key]: value })}`);
   }
   for (const { path, value } of f.metadata) {
-    const exact = sql`metadata @> ${JSON.stringify(nested(path, value))}::jsonb`;
+    const exact = sql`metadata @> ${json(sql, nested(path, value))}`;
     // A number or boolean in the query matches it stored as such, or as the same text.
     conditions.push(
       value === null || typeof value === 'string'
         ? exact
-        : sql`(${exact} OR metadata @> ${JSON.stringify(nested(path, String(value)))}::jsonb)`,
+        : sql`(${exact} OR metadata @> ${json(sql, nested(path, String(value)))})`,
     );
   }
   if (f.q !== null) conditions.push(qCondition(sql, f.q, f.qField));
   return conditions.reduce((all, c) => sql`${all} AND ${c}`);
-}
-
-export interface SearchInput {
-  readonly filter: EventFilter;
-  readonly page: number;
-  readonly size: number;
-  /** Keyset: the page starts after this event (page is then ignored). */
-  readonly cursor: EventCursor | null;
-  /** The export's pages need no total. */
-  readonly withTotal: boolean;
-  /** How long a filtered total may count before it gives an estimate (EVENT_SEARCH_COUNT_MS). */
-  readonly countBudgetMs: number;
-}
-
-export interface SearchPage {
-  readonly rows: readonly EventRecord[];
-  /** Matches in all; an estimate when totalExact is false; 0 when no total was asked. */
-  readonly total: number;
-  readonly totalExact: boolean;
-  /** More matches follow the last row (the answer's nextCursor). */
-  readonly more: boolean;
 }
 
 /** The planner's estimate of the rows a filter matches (EXPLAIN: no row is read). */
@@ -162,14 +146,6 @@ export async function searchEvents(sql: Sql, input: SearchInput): Promise<Search
   }
   const { total, exact } = await filteredTotal(sql, where, input.countBudgetMs);
   return { rows: records, total, totalExact: exact, more };
-}
-
-export interface HistogramInput {
-  readonly filter: EventFilter;
-  /** Epoch ms; the buckets are [from + i * bucketMs, from + (i + 1) * bucketMs). */
-  readonly from: number;
-  readonly bucketMs: number;
-  readonly buckets: number;
 }
 
 /** Matches per bucket (index = bucket number; empty buckets 0). */

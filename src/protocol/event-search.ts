@@ -3,7 +3,7 @@
  * its histogram and the export's pages run on reads workers (workers/reads.worker.ts), on
  * connections and a queue apart from ingest's.
  */
-import type { HistogramInput, SearchInput, SearchPage } from '../db/event-search-repository.ts';
+import type { HistogramInput, SearchInput, SearchPage } from '../domain/event-search/search.ts';
 import type { DbFailure, Result } from './storage.ts';
 
 export interface EventSearchHandlers {

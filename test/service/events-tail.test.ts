@@ -8,7 +8,7 @@ import type { ApiEvent } from '../support/events.ts';
 import { startTestService } from '../support/service.ts';
 
 const RATE = 20;
-const svc = await startTestService(t, { STOMP_TAIL_MAX_EVENTS_PER_SECOND: String(RATE) });
+const svc = await startTestService(t, { STOMP_TAIL_MAX_PER_SECOND: String(RATE) });
 const wsUrl = `ws://127.0.0.1:${svc.service.port}/ws`;
 
 async function post(items: unknown[]): Promise<string[]> {
@@ -87,11 +87,13 @@ void t.test('a flood beyond the rate is dropped and counted', async (t) => {
   const probes = new Set<string>();
   let after: ServerFrame | undefined;
   await until(() => {
-    after = messages(client, 'flood').find(
-      (f) => probes.has((JSON.parse(f.body) as ApiEvent).eventId),
+    after = messages(client, 'flood').find((f) =>
+      probes.has((JSON.parse(f.body) as ApiEvent).eventId),
     );
     if (after === undefined && probes.size < 200) {
-      void post([{ eventType: 'flood.probe', source: 'flood' }]).then(([id]) => probes.add(id ?? ''));
+      void post([{ eventType: 'flood.probe', source: 'flood' }]).then(([id]) =>
+        probes.add(id ?? ''),
+      );
     }
     return after !== undefined;
   }, 'a frame after the flood');
