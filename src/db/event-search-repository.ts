@@ -52,16 +52,22 @@ function qCondition(sql: Sql, q: string, field: EventFilter['qField']): Fragment
 const json = (sql: Sql, value: unknown): Fragment => sql`${JSON.stringify(value)}::text::jsonb`;
 
 /** The WHERE conditions of a filter (and of the retention), joined with AND. */
-export function whereOf(sql: Sql, f: EventFilter): Fragment {
+export function whereOf(sql: Sql, f: EventFilter, prefixed: readonly string[] | null): Fragment {
   const time = f.timeField === 'timestamp' ? sql`ts` : sql`received_at`;
   const conditions: Fragment[] = [sql`ts >= (SELECT kept_from FROM event_retention)`];
   if (f.from !== null) conditions.push(sql`${time} >= ${instant(sql, f.from)}`);
   if (f.to !== null) conditions.push(sql`${time} < ${instant(sql, f.to)}`);
   if (f.eventType !== null) conditions.push(sql`event_type = ${f.eventType}`);
   if (f.eventTypePrefix !== null) {
-    // left(), not LIKE: no pattern characters to escape; not a range either, since under a
-    // linguistic collation a longer text need not sort after its prefix.
-    conditions.push(sql`left(event_type, ${f.eventTypePrefix.length}) = ${f.eventTypePrefix}`);
+    // The types the prefix names, as constants: the planner then weighs each on the (event_type,
+    // ts) index by its statistics; a text condition on event_type would read the ts index alone.
+    conditions.push(
+      prefixed === null
+        ? sql`left(event_type, ${f.eventTypePrefix.length}) = ${f.eventTypePrefix}`
+        : prefixed.length === 0
+          ? sql`false`
+          : sql`event_type IN ${sql(prefixed)}`,
+    );
   }
   if (f.source !== null) conditions.push(sql`source = ${f.source}`);
   if (f.severities.length > 0) conditions.push(sql`severity IN ${sql(f.severities)}`);
@@ -81,6 +87,22 @@ export function whereOf(sql: Sql, f: EventFilter): Fragment {
   }
   if (f.q !== null) conditions.push(qCondition(sql, f.q, f.qField));
   return conditions.reduce((all, c) => sql`${all} AND ${c}`);
+}
+
+/**
+ * The stored event types that start with `prefix`: every stored event's type is in the count
+ * tables, folded (event_counts) or still pending (event_count_deltas). null without a prefix.
+ */
+async function prefixedTypes(sql: Sql, f: EventFilter): Promise<string[] | null> {
+  const prefix = f.eventTypePrefix;
+  if (prefix === null) return null;
+  const rows = await sql<{ t: string }[]>`
+    SELECT DISTINCT event_type AS t FROM event_counts
+    WHERE granularity = 'd' AND event_type <> '' AND left(event_type, ${prefix.length}) = ${prefix}
+    UNION
+    SELECT u.t FROM event_count_deltas x, unnest(x.event_types) AS u(t)
+    WHERE left(u.t, ${prefix.length}) = ${prefix}`;
+  return rows.map((r) => r.t);
 }
 
 /** The planner's estimate of the rows a filter matches (EXPLAIN: no row is read). */
@@ -131,7 +153,7 @@ export async function searchEvents(sql: Sql, input: SearchInput): Promise<Search
     const more = (page + 1) * size < counted.total && counted.rows.length === size;
     return { rows: counted.rows, total: counted.total, totalExact: true, more };
   }
-  const where = whereOf(sql, filter);
+  const where = whereOf(sql, filter, await prefixedTypes(sql, filter));
   const after =
     cursor === null ? sql`` : sql`AND (ts, id) < (${instant(sql, cursor.ts)}, ${cursor.id}::int8)`;
   const rows = await sql<EventRow[]>`
@@ -156,7 +178,7 @@ export async function eventHistogram(sql: Sql, input: HistogramInput): Promise<n
   const rows = await sql<{ b: number; n: string }[]>`
     SELECT floor(((extract(epoch FROM ${time}) * 1000)::float8 - ${from}::float8) / ${bucketMs}::float8)::int4 AS b,
            count(*)::int8 AS n
-    FROM events WHERE ${whereOf(sql, ranged)} GROUP BY 1`;
+    FROM events WHERE ${whereOf(sql, ranged, await prefixedTypes(sql, filter))} GROUP BY 1`;
   const counts = new Array<number>(buckets).fill(0);
   for (const row of rows) if (row.b >= 0 && row.b < buckets) counts[row.b] = Number(row.n);
   return counts;
