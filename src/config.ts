@@ -168,6 +168,24 @@ export const ConfigSchema = Type.Object({
     'Event pages (GET /api/v1/events...) read at once, READS_ADMIN_RESERVED for admin keys; more: 503.',
   ),
   EVENT_PAGES_MAX_PER_KEY: Int(1, 256, 4, 'Event pages one API key may read at once; more: 429.'),
+  EVENT_EXPORT_MAX_ROWS: Int(
+    1,
+    100_000_000,
+    1_000_000,
+    'Most rows one GET /api/v1/events/export streams; a larger limit is reduced to it.',
+  ),
+  EVENT_SEARCH_COUNT_MS: Int(
+    1,
+    60_000,
+    100,
+    'How long a filtered GET /api/v1/events counts its total before it answers an estimate.',
+  ),
+  STOMP_TAIL_MAX_PER_SECOND: Int(
+    1,
+    100_000,
+    200,
+    'Events per second one /topic/events subscription gets; beyond it they are dropped and counted.',
+  ),
   HEALTH_CACHE_MS: Int(
     0,
     60000,

@@ -45,6 +45,7 @@ import { createDeliveryLimiter } from './notify/delivery-limiter.ts';
 import { notifyOptionsFrom } from './notify/notify-options.ts';
 import { createRequestGate } from './request-gate.ts';
 import { attachStomp } from './stomp/endpoint.ts';
+import type { EventTail } from './domain/event-search/tail-records.ts';
 import { REAL_TIMERS, type Timers } from './timers.ts';
 import { createIngestCounts } from './http/ingest-answers.ts';
 import { NotificationCounts } from './notify/notification-counts.ts';
@@ -247,6 +248,8 @@ async function startOn(
   );
   // Until the STOMP endpoint exists nobody can be subscribed: transitions are stored only.
   let publishAlert = (_json: string): void => {};
+  /** The STOMP endpoint once attached (after the routes): the live tail of /topic/events. */
+  let eventTail: EventTail | null = null;
   const notificationCounts = new NotificationCounts();
   // Cluster mode: set once the lease loop starts; until then this instance is not the leader.
   let leadership: Leadership | null = null;
@@ -344,6 +347,12 @@ async function startOn(
       2,
     ),
     pageSlots: slots('event page reads', 'EVENT_PAGES_MAX_RUNNING', 'EVENT_PAGES_MAX_PER_KEY', 1),
+    exportMaxRows: config.EVENT_EXPORT_MAX_ROWS,
+    searchCountMs: config.EVENT_SEARCH_COUNT_MS,
+    tail: {
+      tailing: () => eventTail?.tailing() ?? false,
+      publishEvents: (events) => eventTail?.publishEvents(events),
+    },
     backtestSlots: slots('backtests', 'BACKTEST_MAX_RUNNING', 'BACKTEST_MAX_PER_KEY', 5),
     health: createHealthCheck({
       probe: () => pingDatabase(pool, config.DB_QUERY_TIMEOUT_MS),
@@ -396,6 +405,7 @@ async function startOn(
     }),
     log,
     currentMetricsJson: () => metrics.snapshotJson(),
+    tailEventsPerSecond: config.STOMP_TAIL_MAX_PER_SECOND,
     originAllowed: (origin, host) => origins.allowed(origin, host),
     ...(auth.store === null ? {} : { authenticate: stompAuthenticator(auth.store) }),
   });
@@ -403,6 +413,7 @@ async function startOn(
   // A revoked or expired key's live sessions end at the next reload (within about a second).
   keys?.onReload(() => stomp.recheckKeys((principal) => keys.holds(principal, Date.now())));
   publishAlert = (json) => stomp.publish('/topic/alerts', json);
+  eventTail = stomp;
   // One serialisation per tick: the actor's latest snapshot goes to every subscriber as is.
   const broadcastTimers = hooks.broadcastTimers ?? REAL_TIMERS;
   const broadcast = broadcastTimers.setInterval(() => {

@@ -8,6 +8,10 @@ import { threadId, workerData } from 'node:worker_threads';
 import { connect } from '../src/db/connect.ts';
 import { describeDbError } from '../src/db/db-failure.ts';
 import { listEvents as readEvents } from '../src/db/events-repository.ts';
+import {
+  eventHistogram as readHistogram,
+  searchEvents as readSearch,
+} from '../src/db/event-search-repository.ts';
 import { replayEvents } from '../src/db/pattern-replay-repository.ts';
 import { hasHoles, onGuardedConnection } from '../src/db/sparse-result-guard.ts';
 import {
@@ -88,5 +92,15 @@ export const listEvents: ReadHandlers['listEvents'] = ({ eventType, page, size }
     onGuardedConnection(sql, (connection) => readEvents(connection, eventType, page, size)),
   );
 
+export const searchEvents: ReadHandlers['searchEvents'] = (input) =>
+  guarded('searchEvents', () =>
+    onGuardedConnection(sql, (connection) => readSearch(connection, input)),
+  );
+
+export const eventHistogram: ReadHandlers['eventHistogram'] = (input) =>
+  guarded('eventHistogram', () =>
+    onGuardedConnection(sql, (connection) => readHistogram(connection, input)),
+  );
+
 // Checks that this module implements every handler of the protocol with its exact type.
-({ replayPattern, listEvents }) satisfies ReadHandlers;
+({ replayPattern, listEvents, searchEvents, eventHistogram }) satisfies ReadHandlers;

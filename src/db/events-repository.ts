@@ -194,7 +194,7 @@ export interface EventRow {
   processing_latency_ms: number;
 }
 
-const toRecord = (row: EventRow): EventRecord => {
+export const toRecord = (row: EventRow): EventRecord => {
   const id = Number(row.id);
   return {
     id,

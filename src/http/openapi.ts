@@ -26,8 +26,8 @@ const KEY_RESPONSES: Readonly<Record<number, TSchema | string>> = {
 };
 
 /** Errors are JSON on every route; other answers are JSON unless the route says otherwise. */
-const mediaTypeOf = (doc: Route['doc'], status: number): string =>
-  status >= 400 ? 'application/json' : (doc.mediaType ?? 'application/json');
+const mediaTypesOf = (doc: Route['doc'], status: number): readonly string[] =>
+  status >= 400 ? ['application/json'] : [doc.mediaType ?? 'application/json'].flat();
 
 function operation(route: Route): Record<string, unknown> {
   const { doc } = route;
@@ -56,7 +56,9 @@ function operation(route: Route): Record<string, unknown> {
           ? { description: schema }
           : {
               description: `HTTP ${status}`,
-              content: { [mediaTypeOf(doc, Number(status))]: { schema: plain(schema) } },
+              content: Object.fromEntries(
+                mediaTypesOf(doc, Number(status)).map((type) => [type, { schema: plain(schema) }]),
+              ),
             },
       ],
     ),

@@ -16,6 +16,22 @@ export interface Reply {
   readonly headers?: Readonly<Record<string, string>>;
   /** Ask the client to close the connection after this answer. */
   readonly close?: boolean;
+  /** A body written in chunks as it is produced (the event export: src/http/stream-reply.ts). */
+  readonly stream?: StreamBody;
+}
+
+/** Writes chunks of a streamed answer, waiting while the client's socket is backed up. */
+export interface ChunkWriter {
+  /** Resolves once uWS holds the chunk and has room for more; false once the client is gone. */
+  write(chunk: string): Promise<boolean>;
+}
+
+export interface StreamBody {
+  readonly contentType: string;
+  /** Writes the whole body through `out`; it must stop writing once a write answers false. */
+  produce(out: ChunkWriter): Promise<void>;
+  /** Called instead of produce when the client left before the answer began. */
+  cancel(): void;
 }
 
 /** Counts the answers of one route by outcome (ingest: src/http/ingest-answers.ts). */
@@ -46,6 +62,29 @@ const statusLine = (status: number): string => {
   return line;
 };
 
+/** The status line and headers of an answer (inside the caller's cork); also a streamed one's. */
+export function writeHead(
+  exchange: Exchange,
+  reply: Pick<Reply, 'status' | 'headers'>,
+  contentType: string | undefined,
+): void {
+  const res = exchange.res;
+  res.writeStatus(statusLine(reply.status));
+  if (contentType !== undefined) res.writeHeader('Content-Type', contentType);
+  // API answers are data for one caller: never sniffed as something else, never cached.
+  res.writeHeader('X-Content-Type-Options', 'nosniff');
+  res.writeHeader('Cache-Control', 'no-store');
+  if (exchange.corsOrigin !== undefined) {
+    res.writeHeader('Access-Control-Allow-Origin', exchange.corsOrigin);
+    res.writeHeader('Access-Control-Expose-Headers', 'Retry-After, WWW-Authenticate');
+    res.writeHeader('Vary', 'Origin');
+  }
+  const headers = reply.headers;
+  if (headers !== undefined) {
+    for (const name in headers) res.writeHeader(name, headers[name] as string);
+  }
+}
+
 export function send(exchange: Exchange, reply: Reply): void {
   if (exchange.aborted || exchange.answered) return;
   exchange.answered = true;
@@ -56,21 +95,11 @@ export function send(exchange: Exchange, reply: Reply): void {
     (reply.body === undefined ? undefined : JSON.stringify(reply.body));
   exchange.res.cork(() => {
     const res = exchange.res;
-    res.writeStatus(statusLine(reply.status));
-    if (payload !== undefined)
-      res.writeHeader('Content-Type', reply.text?.contentType ?? 'application/json');
-    // API answers are data for one caller: never sniffed as something else, never cached.
-    res.writeHeader('X-Content-Type-Options', 'nosniff');
-    res.writeHeader('Cache-Control', 'no-store');
-    if (exchange.corsOrigin !== undefined) {
-      res.writeHeader('Access-Control-Allow-Origin', exchange.corsOrigin);
-      res.writeHeader('Access-Control-Expose-Headers', 'Retry-After, WWW-Authenticate');
-      res.writeHeader('Vary', 'Origin');
-    }
-    const headers = reply.headers;
-    if (headers !== undefined) {
-      for (const name in headers) res.writeHeader(name, headers[name] as string);
-    }
+    writeHead(
+      exchange,
+      reply,
+      payload === undefined ? undefined : (reply.text?.contentType ?? 'application/json'),
+    );
     // uWS does not count endWithoutBody (HEAD, 204) as an answer inside a synchronous handler:
     // without an abort handler it would abort the process.
     if (payload === undefined || exchange.head) res.onAborted(() => (exchange.aborted = true));

@@ -16,7 +16,7 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 export type Scope = 'public' | KeyScope;
 
 /** The query string's parameters, read-only (requests without a query share one empty set). */
-export type Query = Pick<URLSearchParams, 'get'>;
+export type Query = Pick<URLSearchParams, 'get' | 'getAll' | 'forEach'>;
 
 export interface Request {
   /** Path parameters by name (`/events/:eventId` -> { eventId }). */
@@ -42,8 +42,8 @@ export interface RouteDoc {
   readonly query?: TSchema;
   /** Status -> response schema (or a description when there is no body). */
   readonly responses: Readonly<Record<number, TSchema | string>>;
-  /** The media type of its answers below 400 (errors are always JSON); absent: JSON. */
-  readonly mediaType?: string;
+  /** The media type(s) of its answers below 400 (errors are always JSON); absent: JSON. */
+  readonly mediaType?: string | readonly string[];
 }
 
 export interface Route {

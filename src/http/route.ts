@@ -9,6 +9,7 @@ import type { Logger } from '../log.ts';
 import { errorReply } from './error-response.ts';
 import { readBody } from './read-body.ts';
 import { send, type Exchange, type Reply, type ReplyCounter } from './reply.ts';
+import { sendStream } from './stream-reply.ts';
 import { depthOf } from '../schemas/json-guards.ts';
 import type { Query, Request, Route } from './route-types.ts';
 import { acceptsGzip } from './accept-encoding.ts';
@@ -70,7 +71,7 @@ function copiedHeaders(
 }
 
 /** The query of a request without one: nothing to parse, nothing to allocate. */
-const NO_QUERY: Query = { get: () => null };
+const NO_QUERY: Query = { get: () => null, getAll: () => [], forEach: () => undefined };
 
 export function adapt(
   route: Route,
@@ -261,7 +262,11 @@ function deliver(
   ctx.gate.enter();
   return reply
     .catch((error: unknown) => errorReply(error, ctx.log))
-    .then((settled) => send(exchange, settled))
+    .then((settled) =>
+      settled.stream === undefined
+        ? send(exchange, settled)
+        : sendStream(exchange, { ...settled, stream: settled.stream }, ctx.log),
+    )
     .finally(() => ctx.gate.leave());
 }
 

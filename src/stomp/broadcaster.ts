@@ -6,8 +6,10 @@
 // no copy); a socket in a topic gets a malloc and a copy of the whole frame on every send, published
 // or not. Measured with 1,000 sessions x 102 KB: about 30 ms of front-thread CPU per tick either
 // way in the kernel, plus 0-3 ms of user time here against 11-15 ms with topics.
+import type { EventRecord } from '../domain/event.ts';
+import { matches, NO_FILTER, type EventFilter } from '../domain/event-search/filter.ts';
 import { escapeHeader } from './frame.ts';
-import type { Destination } from './session.ts';
+import { EVENTS_DESTINATION, type Destination } from './session.ts';
 
 /** The part of a uWS WebSocket the broadcaster uses (uWS sockets satisfy it structurally). */
 export interface BroadcastSocket {
@@ -34,6 +36,11 @@ export interface BroadcasterOptions<S> {
   readonly hardBufferBytes: number;
   /** Close a socket that stays over the soft limit this long (a client that stopped reading). */
   readonly slowClientTimeoutMs: number;
+  /**
+   * /topic/events: the events per second one subscription gets (a burst of as many); beyond it, and
+   * while its socket is over the soft limit, events are dropped and counted (`dropped` header).
+   */
+  readonly tailEventsPerSecond?: number;
   /** Must close the socket; called after the fan-out loop, never during it. */
   readonly closeSlow: (socket: S, reason: 'hard-limit' | 'dropped' | 'stalled') => void;
 }
@@ -43,6 +50,18 @@ export interface BroadcastStats {
   delivered: number;
   skipped: number;
   closedSlow: number;
+  /** /topic/events frames dropped: over a subscription's rate, or its socket backed up. */
+  tailDropped: number;
+}
+
+/** A live tail subscription's filter and bound. */
+interface Tail {
+  readonly filter: EventFilter;
+  /** Token bucket: events it may still get now, refilled at tailEventsPerSecond. */
+  tokens: number;
+  refilledAt: number;
+  /** Events dropped since it subscribed; sent as `dropped:<n>` on each of its frames. */
+  dropped: number;
 }
 
 interface Target<S> {
@@ -60,6 +79,8 @@ interface Route<S> {
   readonly headPrefix: string;
   /** Repeat the message-id as `ack` (STOMP 1.2 client / client-individual subscriptions). */
   readonly ackHeader: boolean;
+  /** /topic/events only; null elsewhere. */
+  readonly tail: Tail | null;
 }
 
 interface EncodedBody {
@@ -68,6 +89,8 @@ interface EncodedBody {
   readonly bodyOffset: number;
   readonly contentLengthLine: string;
 }
+
+export const DEFAULT_TAIL_EVENTS_PER_SECOND = 200;
 
 /** Room for the per-session head; longer heads (very long ids) fall back to a concat. */
 const HEAD_ROOM = 512;
@@ -82,9 +105,14 @@ export class Broadcaster<S extends BroadcastSocket> {
     delivered: 0,
     skipped: 0,
     closedSlow: 0,
+    tailDropped: 0,
   };
 
-  constructor(private readonly options: BroadcasterOptions<S>) {}
+  private readonly tailRate: number;
+
+  constructor(private readonly options: BroadcasterOptions<S>) {
+    this.tailRate = options.tailEventsPerSecond ?? DEFAULT_TAIL_EVENTS_PER_SECOND;
+  }
 
   get stats(): Readonly<BroadcastStats> {
     return this.counters;
@@ -102,6 +130,8 @@ export class Broadcaster<S extends BroadcastSocket> {
     subscriptionId: string,
     destination: Destination,
     ackHeader = false,
+    filter: EventFilter | null = null,
+    now = 0,
   ): void {
     this.remove(socket, subscriptionId);
     let target = this.targets.get(socket);
@@ -117,6 +147,15 @@ export class Broadcaster<S extends BroadcastSocket> {
         `MESSAGE\ndestination:${esc(destination)}\ncontent-type:application/json\n` +
         `subscription:${esc(subscriptionId)}\nmessage-id:`,
       ackHeader,
+      tail:
+        destination === EVENTS_DESTINATION
+          ? {
+              filter: filter ?? NO_FILTER,
+              tokens: this.tailRate,
+              refilledAt: now,
+              dropped: 0,
+            }
+          : null,
     };
     target.routes.set(subscriptionId, route);
     let routes = this.byDestination.get(destination);
@@ -157,6 +196,52 @@ export class Broadcaster<S extends BroadcastSocket> {
     this.closeAll(toClose);
   }
 
+  /** Whether anyone tails /topic/events (else the ingest path builds no record for it). */
+  tailing(): boolean {
+    return (this.byDestination.get(EVENTS_DESTINATION)?.size ?? 0) > 0;
+  }
+
+  /**
+   * Stored events to the /topic/events subscriptions whose filter they pass, each serialised once
+   * (when a first subscription wants it), within each subscription's rate.
+   */
+  publishEvents(events: readonly EventRecord[], now: number): void {
+    const routes = this.byDestination.get(EVENTS_DESTINATION);
+    if (routes === undefined || routes.size === 0) return;
+    this.counters.published += events.length;
+    const bodies = new Array<EncodedBody | undefined>(events.length);
+    const toClose = new Map<S, 'hard-limit' | 'dropped' | 'stalled'>();
+    for (const route of routes) {
+      const tail = route.tail as Tail;
+      for (let i = 0; i < events.length; i++) {
+        const event = events[i] as EventRecord;
+        if (!matches(tail.filter, event)) continue;
+        if (!this.takeToken(tail, now)) {
+          tail.dropped += 1;
+          this.counters.tailDropped += 1;
+          continue;
+        }
+        bodies[i] ??= encodeBody(JSON.stringify(event));
+        if (!this.deliver(route, bodies[i] as EncodedBody, now, toClose)) {
+          tail.dropped += 1;
+          this.counters.tailDropped += 1;
+        }
+      }
+    }
+    this.closeAll(toClose);
+  }
+
+  private takeToken(tail: Tail, now: number): boolean {
+    const rate = this.tailRate;
+    if (now > tail.refilledAt) {
+      tail.tokens = Math.min(rate, tail.tokens + ((now - tail.refilledAt) * rate) / 1000);
+      tail.refilledAt = now;
+    }
+    if (tail.tokens < 1) return false;
+    tail.tokens -= 1;
+    return true;
+  }
+
   /**
    * After a send outside the broadcaster (a RECEIPT, an ERROR, a heart-beat): closes the socket,
    * and answers true, when its buffer is over the hard limit (a client that sends but never reads).
@@ -186,12 +271,12 @@ export class Broadcaster<S extends BroadcastSocket> {
     body: EncodedBody,
     now: number,
     toClose: Map<S, 'hard-limit' | 'dropped' | 'stalled'>,
-  ): void {
+  ): boolean {
     const target = route.target;
-    if (toClose.has(target.socket)) return;
+    if (toClose.has(target.socket)) return false;
     if (this.overHardLimit(target.socket)) {
       toClose.set(target.socket, 'hard-limit');
-      return;
+      return false;
     }
     const buffered = target.socket.getBufferedAmount();
     if (buffered > this.options.softBufferBytes) {
@@ -201,7 +286,7 @@ export class Broadcaster<S extends BroadcastSocket> {
       if (now - target.overSoftSince >= this.options.slowClientTimeoutMs) {
         toClose.set(target.socket, 'stalled');
       }
-      return;
+      return false;
     }
     target.overSoftSince = null;
     const messageId = target.owner.nextMessageId();
@@ -209,6 +294,7 @@ export class Broadcaster<S extends BroadcastSocket> {
       route.headPrefix +
       messageId +
       (route.ackHeader ? `\nack:${messageId}` : '') +
+      (route.tail === null ? '' : `\ndropped:${route.tail.dropped}`) +
       body.contentLengthLine;
     const headBytes = Buffer.byteLength(head, 'utf8');
     let message: Buffer;
@@ -223,7 +309,7 @@ export class Broadcaster<S extends BroadcastSocket> {
     const status = target.socket.send(message, false);
     if (status === 2) {
       toClose.set(target.socket, 'dropped');
-      return;
+      return false;
     }
     this.counters.delivered += 1;
     target.owner.noteSent(now);
@@ -231,6 +317,7 @@ export class Broadcaster<S extends BroadcastSocket> {
     // the limit: only what was queued around it can.
     this.lastFrameBytes.set(target.socket, message.length);
     if (this.overHardLimit(target.socket)) toClose.set(target.socket, 'hard-limit');
+    return true;
   }
 
   private closeAll(toClose: Map<S, 'hard-limit' | 'dropped' | 'stalled'>): void {

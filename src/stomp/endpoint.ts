@@ -1,9 +1,10 @@
 // Wires STOMP onto a uWS app: upgrade (subprotocol), per-socket StompSession, one shared timer
 // for heart-beats and deadlines, and the broadcaster. Runs on the front thread; no callback throws.
+import type { EventRecord } from '../domain/event.ts';
 import type { HttpResponse, TemplatedApp, WebSocket, WebSocketBehavior } from 'uWebSockets.js';
 import type { Principal } from '../auth/principal.ts';
 import { UNLIMITED_CONNECTIONS, type ConnectionLimit } from '../http/connection-limit.ts';
-import { Broadcaster } from './broadcaster.ts';
+import { Broadcaster, DEFAULT_TAIL_EVENTS_PER_SECOND } from './broadcaster.ts';
 import { encodeFrame } from './frame.ts';
 import type { BroadcastStats } from './broadcaster.ts';
 import { CLOSE_GOING_AWAY, StompSession, negotiateSubprotocol } from './session.ts';
@@ -49,6 +50,8 @@ export interface StompEndpointOptions {
   readonly heartbeatGraceFactor?: number;
   /** A socket without CONNECT after this long is closed. Default 10 000 ms. */
   readonly connectTimeoutMs?: number;
+  /** /topic/events: events per second per subscription, beyond which they are dropped. Default 200. */
+  readonly tailEventsPerSecond?: number;
   /** Subscriptions per connection. Default 16. */
   readonly maxSubscriptions?: number;
   /** uWS idleTimeout in seconds (pings are sent automatically before it). Default 120; 0 = off. */
@@ -79,6 +82,10 @@ export interface StompStats extends BroadcastStats {
 export interface StompEndpoint {
   /** Sends `bodyJson` as one MESSAGE to every subscription of `destination`. Never throws. */
   publish(destination: Destination, bodyJson: string): void;
+  /** Whether any subscription tails /topic/events: when none does, nothing need be published. */
+  tailing(): boolean;
+  /** Stored events (after COMMIT) to the /topic/events subscriptions they match. Never throws. */
+  publishEvents(events: readonly EventRecord[]): void;
   sessionCount(): number;
   /** For shutdown: ends every session (default code 1001) and answers later upgrades with 503. */
   closeAll(code?: number): void;
@@ -229,6 +236,7 @@ export function attachStomp(app: TemplatedApp, options: StompEndpointOptions): S
   const broadcaster = new Broadcaster<Socket>({
     softBufferBytes: config.softBufferBytes,
     hardBufferBytes: config.hardBufferBytes,
+    tailEventsPerSecond: options.tailEventsPerSecond ?? DEFAULT_TAIL_EVENTS_PER_SECOND,
     slowClientTimeoutMs: config.slowClientTimeoutMs,
     closeSlow: (ws, reason) => {
       if (!sessions.has(ws)) return;
@@ -273,7 +281,15 @@ export function attachStomp(app: TemplatedApp, options: StompEndpointOptions): S
           if (broadcaster.closeIfOverHardLimit(ws)) return;
           break;
         case 'subscribe': {
-          broadcaster.add(ws, session, action.id, action.destination, action.ackHeader);
+          broadcaster.add(
+            ws,
+            session,
+            action.id,
+            action.destination,
+            action.ackHeader,
+            action.filter,
+            now,
+          );
           if (action.destination === '/topic/metrics') {
             const snapshot = currentSnapshot();
             if (snapshot !== null) broadcaster.sendTo(ws, action.id, snapshot, now);
@@ -478,6 +494,14 @@ export function attachStomp(app: TemplatedApp, options: StompEndpointOptions): S
         broadcaster.publish(destination, bodyJson, clock());
       } catch (err) {
         log.warn({ where: 'publish', destination, err: describe(err) }, 'stomp: publish failed');
+      }
+    },
+    tailing: () => broadcaster.tailing(),
+    publishEvents(events) {
+      try {
+        broadcaster.publishEvents(events, clock());
+      } catch (err) {
+        log.warn({ where: 'publishEvents', err: describe(err) }, 'stomp: publish failed');
       }
     },
     sessionCount() {

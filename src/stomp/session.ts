@@ -3,8 +3,12 @@
 import type { Principal } from '../auth/principal.ts';
 import { FrameDecoder, HEARTBEAT, encodeFrame } from './frame.ts';
 import type { OutgoingFrame, StompFrame } from './frame.ts';
+import { NO_FILTER, type EventFilter } from '../domain/event-search/filter.ts';
+import { isEventFilter, parseEventFilter } from '../schemas/event-filter.ts';
 
-export const DESTINATIONS = ['/topic/metrics', '/topic/alerts'] as const;
+export const DESTINATIONS = ['/topic/metrics', '/topic/alerts', '/topic/events'] as const;
+/** The live tail (issue 34): each stored event that passes the subscription's `filter` header. */
+export const EVENTS_DESTINATION = '/topic/events';
 export type Destination = (typeof DESTINATIONS)[number];
 
 export type StompVersion = '1.0' | '1.1' | '1.2';
@@ -38,6 +42,8 @@ export const CLOSE_PROTOCOL_ERROR = 1002;
 export const CLOSE_POLICY = 1008;
 export const CLOSE_TOO_BIG = 1009;
 
+const STRICT = { strict: true } as const;
+
 /** SUBSCRIBE `ack` modes. Every MESSAGE counts as settled when sent, so ACK / NACK change nothing. */
 const ACK_MODES: readonly string[] = ['auto', 'client', 'client-individual'];
 
@@ -49,6 +55,8 @@ export type SessionAction =
       readonly destination: Destination;
       /** STOMP 1.2 `client` / `client-individual` mode: each MESSAGE must carry an `ack` header. */
       readonly ackHeader: boolean;
+      /** /topic/events: the events it gets (the `filter` header); null on other destinations. */
+      readonly filter: EventFilter | null;
     }
   | { readonly type: 'unsubscribe'; readonly id: string; readonly destination: Destination }
   | { readonly type: 'close'; readonly code: number; readonly reason: string };
@@ -369,12 +377,27 @@ export class StompSession {
       );
       return;
     }
+    let filter: EventFilter | null = null;
+    if (destination === EVENTS_DESTINATION) {
+      // The query-string syntax of GET /api/v1/events; anything but a filter is refused.
+      const text = frame.headers.get('filter');
+      const parsed =
+        text === undefined ? NO_FILTER : parseEventFilter(new URLSearchParams(text), STRICT);
+      if (!isEventFilter(parsed)) {
+        const why = Object.entries(parsed).map(([name, reason]) => `${name}: ${reason}`);
+        const names = Object.keys(parsed).join(', ');
+        this.error(actions, now, `invalid filter: ${names}`, `filter: ${why.join('; ')}`, frame);
+        return;
+      }
+      filter = parsed;
+    }
     this.subscriptions.set(id, destination);
     actions.push({
       type: 'subscribe',
       id,
       destination,
       ackHeader: ack !== 'auto' && this.version === '1.2',
+      filter,
     });
     this.receipt(frame, actions, now);
   }

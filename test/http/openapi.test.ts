@@ -124,7 +124,25 @@ void t.test('the event endpoints document their inputs', async (t) => {
   t.ok(doc.paths['/api/v1/events/batch']?.post?.requestBody, 'batch body documented');
   const listParams = (p: string) =>
     (doc.paths[p]?.get?.parameters ?? []).map((q) => `${q.in}:${q.name}`).sort();
-  t.same(listParams('/api/v1/events'), ['query:page', 'query:size']);
+  t.same(listParams('/api/v1/events'), [
+    'query:cursor',
+    'query:eventType',
+    'query:from',
+    'query:metadata.{path}',
+    'query:page',
+    'query:q',
+    'query:qField',
+    'query:sessionId',
+    'query:severity',
+    'query:size',
+    'query:source',
+    'query:tag.{key}',
+    'query:timeField',
+    'query:to',
+    'query:userId',
+  ]);
+  t.ok(doc.paths['/api/v1/events/histogram']?.get?.responses['200'], 'histogram documented');
+  t.ok(doc.paths['/api/v1/events/export']?.get?.responses['200'], 'export documented');
   t.same(listParams('/api/v1/events/type/{eventType}'), [
     'path:eventType',
     'query:page',

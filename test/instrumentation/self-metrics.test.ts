@@ -43,6 +43,7 @@ function fakeDeps(actor: () => Promise<ActorSelfMetrics>): SelfMetricsDeps {
       delivered: 0,
       skipped: 0,
       closedSlow: 0,
+      tailDropped: 0,
     }),
     notifications: new NotificationCounts(),
     notifyQueue: () => ({ inFlight: 0, queued: 0, dropped: 0 }),

@@ -74,7 +74,7 @@ void t.test('one body, per-subscription heads; each frame decodes', (t) => {
     'content-length': '8',
   });
   t.equal(o1.lastSent, 10, 'a MESSAGE counts as outgoing activity for heart-beats');
-  t.same(b.stats, { published: 1, delivered: 2, skipped: 0, closedSlow: 0 });
+  t.same(b.stats, { published: 1, delivered: 2, skipped: 0, closedSlow: 0, tailDropped: 0 });
   t.end();
 });
 

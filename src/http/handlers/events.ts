@@ -4,11 +4,11 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { IngestBatcher } from '../../actors/ingest-batcher.ts';
-import type { ReadsPool } from '../../actors/reads-pool.ts';
 import type { StoragePool } from '../../actors/storage-pool.ts';
 import { idOfEventId, eventIdOf } from '../../domain/event-id.ts';
 import { AppError, notFound, validationError } from '../../errors.ts';
 import type { NewEvent } from '../../domain/event.ts';
+import { tailRecords, type EventTail } from '../../domain/event-search/tail-records.ts';
 import { OPERATOR_PRODUCER, type InsertOutcome, type ReusedKey } from '../../domain/idempotency.ts';
 import { checkEventRequest, EventRequestSchema, type EventCheck } from '../../schemas/event.ts';
 import type { Principal } from '../../auth/principal.ts';
@@ -23,22 +23,21 @@ import {
 import { mayHoldUnstorable } from '../../schemas/json-guards.ts';
 import { isPaging, PagingQuerySchema, parsePaging, toPage } from '../../schemas/paging.ts';
 import type { IngestCounts } from '../ingest-answers.ts';
-import { inSlot, type ReadSlots } from '../read-slots.ts';
+import { inSlot } from '../read-slots.ts';
+import { eventSearchRoutes, type EventSearchDeps } from './event-search.ts';
 import type { Reply } from '../reply.ts';
 import type { Request, Route } from '../route-types.ts';
 
-export interface EventDeps {
+export interface EventDeps extends EventSearchDeps {
   readonly batcher: IngestBatcher;
   readonly pool: StoragePool;
-  /** Where event pages are read: threads, connections and a queue apart from ingest's. */
-  readonly pages: ReadsPool;
-  /** EVENT_PAGES_MAX_RUNNING and EVENT_PAGES_MAX_PER_KEY: pages read at once. */
-  readonly pageSlots: ReadSlots;
   readonly batchMaxEvents: number;
   /** How far ahead of the receive time an event's timestamp may be; default 24 h. */
   readonly eventMaxFutureMs?: number;
   /** Where the ingest routes' answers are counted (GET /metrics); absent: not counted. */
   readonly ingestCounts?: IngestCounts;
+  /** The live tail (/topic/events): told of each committed event; absent: no tail. */
+  readonly tail?: EventTail;
 }
 
 const ACCEPTED = 'Event accepted for processing';
@@ -81,12 +80,17 @@ const failed = (message: string): AppError =>
   new AppError('INTERNAL', `Failed to process event: ${message}`);
 
 async function store(
-  batcher: IngestBatcher,
+  deps: EventDeps,
   events: readonly NewEvent[],
   bytes: number,
 ): Promise<readonly InsertOutcome[]> {
-  const result = await batcher.submit(events, bytes);
+  const result = await deps.batcher.submit(events, bytes);
   if (!result.ok) throw failed(result.message);
+  // After COMMIT (the batcher answers once its transaction is committed): a tail never shows an
+  // event that a reader could not find.
+  if (deps.tail?.tailing() === true) {
+    deps.tail.publishEvents(tailRecords(events, result.value, Date.now()));
+  }
   return result.value;
 }
 
@@ -109,9 +113,7 @@ async function ingestOne(deps: EventDeps, req: Request): Promise<Reply> {
   if (!checked.ok) throw validationError(checked.errors);
   const refused = sourceRefusal(req.principal, checked.event.source);
   if (refused !== null) throw new AppError('SOURCE_NOT_ALLOWED', refused, { source: refused });
-  const [outcome] = (await store(deps.batcher, [checked.event], req.rawBody.length)) as [
-    InsertOutcome,
-  ];
+  const [outcome] = (await store(deps, [checked.event], req.rawBody.length)) as [InsertOutcome];
   if (typeof outcome === 'object' && outcome.kind === 'key-reused') {
     const message = reusedMessage(checked.event, outcome);
     throw new AppError('IDEMPOTENCY_KEY_REUSED', message, { idempotencyKey: message });
@@ -161,7 +163,7 @@ async function ingestBatch(deps: EventDeps, req: Request): Promise<Reply> {
     valid.push(checked.event);
     return checked;
   });
-  const outcomes = valid.length === 0 ? [] : await store(deps.batcher, valid, req.rawBody.length);
+  const outcomes = valid.length === 0 ? [] : await store(deps, valid, req.rawBody.length);
   let next = 0;
   let reused = 0;
   const results = checks.map((checked, index) => {
@@ -184,7 +186,7 @@ async function ingestBatch(deps: EventDeps, req: Request): Promise<Reply> {
   };
 }
 
-async function list(deps: EventDeps, req: Request, eventType: string | null): Promise<Reply> {
+async function list(deps: EventDeps, req: Request, eventType: string): Promise<Reply> {
   const paging = parsePaging(req.query);
   if (!isPaging(paging)) throw validationError(paging);
   const result = await inSlot(deps.pageSlots, req.principal, (release) =>
@@ -246,18 +248,7 @@ export const eventRoutes = (deps: EventDeps): Route[] => [
     },
     handle: (req) => ingestBatch(deps, req),
   },
-  {
-    method: 'GET',
-    path: '/api/v1/events',
-    scope: 'read',
-    body: 'none',
-    doc: {
-      summary: 'Events, newest first',
-      query: PagingQuerySchema,
-      responses: { 200: EventPageSchema, ...errors, 429: ErrorSchema },
-    },
-    handle: (req) => list(deps, req, null),
-  },
+  ...eventSearchRoutes(deps),
   {
     method: 'GET',
     path: '/api/v1/events/type/:eventType',

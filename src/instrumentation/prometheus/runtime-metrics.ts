@@ -57,6 +57,11 @@ export function addRuntimeMetrics(exposition: Exposition, deps: RuntimeMetricsDe
       () => stomp().skipped,
     ),
     counter(
+      'vigil_stomp_tail_dropped_total',
+      '/topic/events frames dropped: over a subscription rate, or its socket backed up',
+      () => stomp().tailDropped,
+    ),
+    counter(
       'vigil_stomp_slow_sessions_closed_total',
       'Sessions closed for not reading (over the buffer limit, or skipped too long)',
       () => stomp().closedSlow,

@@ -11,6 +11,7 @@ import type { ApiKeyHandlers } from './api-keys.ts';
 import type { ClusterHandlers } from './cluster.ts';
 import type { ContactPointHandlers } from './contact-points.ts';
 import type { EventReadHandlers } from './events.ts';
+import type { EventSearchHandlers } from '../event-search.ts';
 import type { IngestHandlers } from './ingest.ts';
 import type { MaintenanceHandlers } from './maintenance.ts';
 import type { RuleHandlers } from './rules.ts';
@@ -77,7 +78,8 @@ export interface StorageWorkerData {
  * The reads pool's handlers (workers/reads.worker.ts): the expensive reads a client can ask for,
  * on connections and a queue apart from ingest's (docs/security.md), with the same shapes.
  */
-export type ReadHandlers = Pick<StorageHandlers, 'replayPattern' | 'listEvents'>;
+export type ReadHandlers = Pick<StorageHandlers, 'replayPattern' | 'listEvents'> &
+  EventSearchHandlers;
 export type ReadOperation = keyof ReadHandlers;
 
 /** What every reads worker receives in workerData. */
