@@ -108,7 +108,16 @@ export function Alerts({ session, live }: { session: Session; live: Live }): VNo
       session.api.get<Page<AlertRecord>>(`/api/v1/alerts?${query.toString()}`),
     ]);
   }, [session, page, severity, ruleId, since]);
-  useEffect(() => live.onAlert(reload), [live, reload]);
+  // A message may be of a rule the filter does not list yet: read both again.
+  const reloadRules = rules.reload;
+  useEffect(
+    () =>
+      live.onAlert(() => {
+        reload();
+        reloadRules();
+      }),
+    [live, reload, reloadRules],
+  );
   const [open, history] = data ?? [null, null];
   const openAlerts = open?.content ?? [];
   return html`<div class="view alerts">

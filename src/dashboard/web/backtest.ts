@@ -10,6 +10,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { VNode } from 'preact';
 import uPlot from 'uplot';
 import { describeError } from './api.ts';
+import { showLatest } from './chart.ts';
 import type { Session } from './session.ts';
 import type { BacktestResult, ChartSeries } from '../../domain/rules/backtest/backtest-result.ts';
 
@@ -75,21 +76,28 @@ function plotOf(series: ChartSeries, times: readonly number[], colour: string): 
 }
 
 /**
- * The indexes from the first to the last point where any series has a value other than 0, a few
- * points wider: ten minutes of data in a day are the chart, not a sliver at its edge.
+ * The indexes from the first to the last point where any series has a value other than 0 or a
+ * transition happened, some points wider: ten minutes of data in a day are the chart, not a
+ * sliver at its edge. Null when there is neither.
  */
-function dataSpan(series: readonly ChartSeries[], points: number): [number, number] | null {
+function dataSpan(result: BacktestResult): [number, number] | null {
+  const { times, series } = result.chart;
   let first = -1;
   let last = -1;
-  for (let i = 0; i < points; i++) {
-    if (series.some((s) => (s.values[i] ?? 0) !== 0)) {
-      if (first < 0) first = i;
-      last = i;
-    }
+  const mark = (i: number): void => {
+    if (first < 0 || i < first) first = i;
+    if (i > last) last = i;
+  };
+  for (let i = 0; i < times.length; i++)
+    if (series.some((s) => (s.values[i] ?? 0) !== 0)) mark(i);
+  for (const x of result.transitions) {
+    const at = Date.parse(x.at);
+    const i = times.findIndex((t) => t >= at);
+    mark(i < 0 ? times.length - 1 : i);
   }
   if (first < 0) return null;
-  const pad = Math.max(2, Math.round((last - first) / 10));
-  return [Math.max(0, first - pad), Math.min(points - 1, last + pad)];
+  const pad = Math.max(10, Math.round((last - first) / 10));
+  return [Math.max(0, first - pad), Math.min(times.length - 1, last + pad)];
 }
 
 function BacktestChart({ result }: { readonly result: BacktestResult }): VNode {
@@ -129,16 +137,18 @@ function BacktestChart({ result }: { readonly result: BacktestResult }): VNode {
           },
         ],
         bands,
+        hooks: { setCursor: [showLatest] },
       },
       [times, ...plots.flatMap((p) => p.data), marks],
       el,
     );
-    const span = dataSpan(result.chart.series, times.length);
+    const span = dataSpan(result);
     if (span !== null) {
       const [lo, hi] = span;
       chart.setScale('x', { min: times[lo] as number, max: times[hi] as number });
       el.dataset.zoom = `${lo}-${hi}`;
     }
+    showLatest(chart);
     el.dataset.points = String(times.length);
     el.dataset.series = String(result.chart.series.length);
     el.dataset.kind = first.kind;

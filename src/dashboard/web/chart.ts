@@ -38,8 +38,8 @@ const withGaps = (columns: Float64Array[]): (number | null)[][] =>
     i === 0 ? Array.from(column) : Array.from(column, (v) => (Number.isNaN(v) ? null : v)),
   );
 
-/** The legend on the newest point (nothing to show before the first). */
-function showLatest(chart: uPlot): void {
+/** The legend on the newest point (nothing to show before the first), unless the pointer is on it. */
+export function showLatest(chart: uPlot): void {
   const last = (chart.data[0]?.length ?? 0) - 1;
   if (last >= 0 && chart.cursor.idx == null) chart.setLegend({ idx: last }, false);
 }

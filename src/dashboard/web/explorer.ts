@@ -94,6 +94,8 @@ export function Explorer(props: { session: Session; live: Live; store: MetricsSt
   const [histogram, setHistogram] = useState<HistogramAnswer | null>(null);
   const [histogramNote, setHistogramNote] = useState('');
   const [tailOn, setTailOn] = useState(false);
+  /** The server confirmed the tail's subscription (tests wait for it before posting). */
+  const [tailReady, setTailReady] = useState(false);
   const [selected, setSelected] = useState<EventRecord | null>(null);
   const [error, setError] = useState('');
   const [version, setVersion] = useState(0);
@@ -150,11 +152,15 @@ export function Explorer(props: { session: Session; live: Live; store: MetricsSt
   }, [session, query, version]);
 
   useEffect(() => {
+    setTailReady(false);
     if (!tailOn) return undefined;
-    return live.tail(tailFilter(query), (ev) =>
-      setTailed((held) =>
-        held.some((h) => h.eventId === ev.eventId) ? held : [ev, ...held].slice(0, TAIL_MAX),
-      ),
+    return live.tail(
+      tailFilter(query),
+      (ev) =>
+        setTailed((held) =>
+          held.some((h) => h.eventId === ev.eventId) ? held : [ev, ...held].slice(0, TAIL_MAX),
+        ),
+      () => setTailReady(true),
     );
   }, [live, query, tailOn]);
 
@@ -210,7 +216,7 @@ export function Explorer(props: { session: Session; live: Live; store: MetricsSt
         options=${[['timestamp', 'event'] as const, ['receivedAt', 'receipt'] as const]}
         onValue=${(v: string) => search({ ...query, timeField: v === 'receivedAt' ? 'receivedAt' : 'timestamp' })}
       />
-      <label class="toggle"
+      <label class="toggle" data-tail-ready=${tailOn && tailReady ? 'true' : 'false'}
         ><input
           type="checkbox"
           name="tail"

@@ -15,8 +15,12 @@ export interface Live {
   onMetrics(listener: (snapshot: MetricsSnapshot, at: number) => void): () => void;
   onAlert(listener: (alert: AlertMessage) => void): () => void;
   onStatus(listener: (status: LiveStatus, detail: string) => void): () => void;
-  /** Events matching `filter` (a query string) as they are stored; the returned function stops. */
-  tail(filter: string, listener: (event: EventRecord) => void): () => void;
+  /**
+   * Events matching `filter` (a query string) as they are stored; `onReady` once the server
+   * confirmed the subscription (its RECEIPT: events stored from then on arrive). The returned
+   * function stops.
+   */
+  tail(filter: string, listener: (event: EventRecord) => void, onReady?: () => void): () => void;
   stop(): void;
 }
 
@@ -33,6 +37,12 @@ function listeners<A extends unknown[]>() {
   };
 }
 
+interface Tail {
+  readonly filter: string;
+  readonly listener: (event: EventRecord) => void;
+  readonly onReady?: () => void;
+}
+
 export function connectLive(key: string): Live {
   const metrics = listeners<[MetricsSnapshot, number]>();
   const alerts = listeners<[AlertMessage]>();
@@ -46,13 +56,17 @@ export function connectLive(key: string): Live {
     heartbeatOutgoing: 10_000,
   });
   /** The tails on now, with their subscription on this connection (none while disconnected). */
-  const tails = new Map<{ filter: string; listener: (event: EventRecord) => void }, StompSubscription | null>();
-  const subscribeTail = (tail: { filter: string; listener: (event: EventRecord) => void }) =>
-    client.subscribe(
+  const tails = new Map<Tail, StompSubscription | null>();
+  let receipts = 0;
+  const subscribeTail = (tail: Tail): StompSubscription => {
+    const receipt = `tail-${++receipts}`;
+    if (tail.onReady !== undefined) client.watchForReceipt(receipt, tail.onReady);
+    return client.subscribe(
       '/topic/events',
       (message) => tail.listener(JSON.parse(message.body) as EventRecord),
-      { filter: tail.filter },
+      { filter: tail.filter, receipt },
     );
+  };
   client.onConnect = () => {
     status.emit('live', '');
     for (const tail of tails.keys()) tails.set(tail, subscribeTail(tail));
@@ -71,8 +85,8 @@ export function connectLive(key: string): Live {
     onMetrics: metrics.add,
     onAlert: alerts.add,
     onStatus: status.add,
-    tail: (filter, listener) => {
-      const tail = { filter, listener };
+    tail: (filter, listener, onReady) => {
+      const tail: Tail = { filter, listener, ...(onReady === undefined ? {} : { onReady }) };
       tails.set(tail, client.connected ? subscribeTail(tail) : null);
       return () => {
         const subscription = tails.get(tail);

@@ -1,9 +1,9 @@
 /**
  * @module The overview's data, kept for as long as the tab is signed in (views come and go): the
  * per-minute history of the day fetched once, then one point per /topic/metrics push, in one
- * fixed-size Ring, and the latest snapshot. Listeners hear of each change. A quiet minute holds NaN
- * (drawn as a gap): its latency and error rate are unknown, not 0, and a minute missing from the
- * history is a gap too.
+ * fixed-size Ring, and the latest snapshot. Listeners hear of each change. A quiet minute of the
+ * history holds NaN (drawn as a gap): its latency and error rate are unknown, not 0; a minute
+ * missing from the history is a gap too.
  */
 import type { Api } from './api.ts';
 import type { Live } from './live.ts';
@@ -27,7 +27,7 @@ const CAPACITY = 3600 + 1440;
 export const HISTORY_MINUTES = 1440;
 const MINUTE_S = 60;
 
-/** Latency and error rate of a moment without events: unknown, a gap on the chart. */
+/** Latency and error rate of a history minute without events: unknown, a gap on the chart. */
 const orGap = (value: number, eventsPerSecond: number): number =>
   eventsPerSecond === 0 ? Number.NaN : value;
 
@@ -48,14 +48,14 @@ export function createMetricsStore(api: Api, live: Live): MetricsStore {
   let waiting: [MetricsSnapshot, number][] | null = [];
   const add = (snapshot: MetricsSnapshot, at: number): void => {
     const overall = snapshot.latencyMetrics.overall;
-    const rate = snapshot.throughput.current;
+    // A push's latency and error rate are over windows longer than its 5-second rate: kept as they are.
     ring.push([
       at / 1000,
-      rate,
+      snapshot.throughput.current,
       snapshot.timeWindows.last5Minutes.errorRate,
-      orGap(overall.p50, rate),
-      orGap(overall.p95, rate),
-      orGap(overall.p99, rate),
+      overall.p50,
+      overall.p95,
+      overall.p99,
     ]);
   };
   const stopLive = live.onMetrics((snapshot, at) => {
