@@ -60,10 +60,12 @@ async function run(): Promise<void> {
     t.match(bars, 'checkout');
     await everyChartDraws(page);
     // Before any hover the legends show the newest values, not "--".
-    await page.waitForSelector('section[aria-label="Events per second"] .u-series:nth-child(2) .u-value');
-    const legend = await page.$$eval('section[aria-label="Events per second"] .u-value', (cells) =>
-      cells.map((c) => c.textContent),
+    await page.waitForSelector(
+      'section[aria-label="Events per second"] .u-series:nth-child(2) .u-value',
     );
+    const legend = await page
+      .locator('section[aria-label="Events per second"] .u-value')
+      .allTextContents();
     t.notOk(legend.includes('--'), `legend ${legend.join(' | ')}`);
     t.equal(await page.getAttribute('.firing-badge', 'data-firing'), '0', 'no alert firing');
     await browser.screenshot(page, 'overview');
@@ -110,11 +112,13 @@ async function run(): Promise<void> {
       suppressionWindowMinutes: 0,
     });
     await postEvents(svc, 1, { eventType: 'unacked', source: 'web' });
-    const open = 'table[aria-label="Open alerts"] tr[data-state=FIRING]:has-text("Browser unacked")';
+    const open =
+      'table[aria-label="Open alerts"] tr[data-state=FIRING]:has-text("Browser unacked")';
     await page.waitForSelector(`${open} button:has-text("Acknowledge")`);
     const paused = await svc.request(`/api/v1/rules/${rule}/disable`, { method: 'POST' });
     t.equal(paused.status, 200);
-    const row = 'table[aria-label="Alert history"] tr[data-state=RESOLVED]:has-text("Browser unacked")';
+    const row =
+      'table[aria-label="Alert history"] tr[data-state=RESOLVED]:has-text("Browser unacked")';
     await page.waitForSelector(row);
     t.notOk(await page.$(`${row} button`), 'no Acknowledge on a resolved alert');
     // The history filters by rule.
@@ -242,7 +246,7 @@ async function run(): Promise<void> {
       },
     });
     await postEvents(svc, 1, { eventType: 'slow.burn', source: 'web' });
-    for (let state = ''; state !== 'PENDING'; ) {
+    for (let state = ''; state !== 'PENDING';) {
       const res = await svc.request(`/api/v1/rules/${rule}/status`);
       state = ((await res.json()) as { state: string }).state;
       if (state !== 'PENDING') await new Promise((resolve) => setTimeout(resolve, 50));
@@ -261,7 +265,7 @@ async function run(): Promise<void> {
     await page.waitForSelector('.pager[data-rows="50"]');
     await page.click('.pager >> text=Load more');
     await page.waitForSelector('.pager:not([data-rows="50"])');
-    const rows = await page.$$eval('tr[data-event]', (trs) => trs.map((tr) => tr.dataset.event));
+    const rows = await eventIds(page);
     t.equal(new Set(rows).size, rows.length, 'no event twice');
     const first = await page.textContent('tr[data-event] button');
     await page.click('tr[data-event] button');
@@ -388,4 +392,11 @@ async function createRule(svc: TestService, body: Record<string, unknown>): Prom
   const res = await svc.request('/api/v1/rules', { json: body });
   if (res.status !== 201) throw new Error(`rule: ${res.status} ${await res.text()}`);
   return ((await res.json()) as { id: number }).id;
+}
+
+/** The eventIds of the rows shown, in order. */
+async function eventIds(page: Page): Promise<(string | null)[]> {
+  return Promise.all(
+    (await page.$$('tr[data-event]')).map((row) => row.getAttribute('data-event')),
+  );
 }

@@ -39,7 +39,11 @@ async function run(): Promise<void> {
   };
 
   const hoursAgo = (h: number): string => new Date(Date.now() - h * 3_600_000).toISOString();
-  const wanted = await post(svc, 5, { eventType: 'checkout.failed', source: 'checkout', severity: 'ERROR' });
+  const wanted = await post(svc, 5, {
+    eventType: 'checkout.failed',
+    source: 'checkout',
+    severity: 'ERROR',
+  });
   await post(svc, 3, {
     eventType: 'checkout.failed',
     source: 'checkout',
@@ -55,8 +59,8 @@ async function run(): Promise<void> {
     await addChip(page, 'severity', 'ERROR');
     await page.selectOption('select[name=range]', '1h');
     await page.waitForSelector(`tr[data-event="${wanted[0]}"]`);
-    await page.waitForFunction(() => document.querySelectorAll('tr[data-event]').length === 5);
-    const shown = await page.$$eval('tr[data-event]', (trs) => trs.map((tr) => tr.dataset.event));
+    await page.waitForFunction('document.querySelectorAll("tr[data-event]").length === 5');
+    const shown = await eventIds(page);
     t.same([...shown].sort(), [...wanted].sort(), 'the five recent ERROR events from checkout');
     await page.waitForSelector('.histogram-box[data-total="5"]');
     const url = page.url();
@@ -69,8 +73,8 @@ async function run(): Promise<void> {
     await docShot('explorer');
     const other = await browser.newPage();
     await signIn(other, url);
-    await other.waitForFunction(() => document.querySelectorAll('tr[data-event]').length === 5);
-    t.equal(await other.$$eval('.chip', (chips) => chips.length), 2, 'the chips from the URL');
+    await other.waitForFunction('document.querySelectorAll("tr[data-event]").length === 5');
+    t.equal(await other.locator('.chip').count(), 2, 'the chips from the URL');
     await other.close();
   });
 
@@ -87,7 +91,7 @@ async function run(): Promise<void> {
     await page.click('.pager >> text=Load more');
     await page.waitForSelector('.pager[data-rows="120"]');
     t.ok(await page.$('.pager button[disabled]'), 'nothing more to load');
-    const shown = await page.$$eval('tr[data-event]', (trs) => trs.map((tr) => tr.dataset.event));
+    const shown = await eventIds(page);
     t.same([...shown].sort(), [...ids].sort(), 'every event once');
     t.ok(
       asked.some((u) => new URL(u).searchParams.has('cursor')),
@@ -102,28 +106,42 @@ async function run(): Promise<void> {
     await page.waitForSelector('[data-tail-ready=true]');
     // One the filter refuses, then one it takes: the stream keeps their order.
     await post(svc, 1, { eventType: 'tail.other', source: 'elsewhere', severity: 'INFO' });
-    const [id] = await post(svc, 1, { eventType: 'tail.probe', source: 'tail', severity: 'WARNING' });
+    const [id] = await post(svc, 1, {
+      eventType: 'tail.probe',
+      source: 'tail',
+      severity: 'WARNING',
+    });
     await page.waitForSelector(`tr[data-tail][data-event="${id}"]`);
-    t.equal(await page.$$eval('tr[data-event]', (trs) => trs.length), 1, 'only the matching one');
+    t.equal(await page.locator('tr[data-event]').count(), 1, 'only the matching one');
     await docShot('explorer-tail');
     await page.uncheck('input[name=tail]');
   });
 
-  t.test('"Make a rule from this" opens the editor prefilled, then test and backtest', async (t) => {
-    await page.goto(svc.base + '/#/events?eventType=checkout.failed&range=1h');
-    await page.waitForSelector('.histogram-box[data-total]');
-    await page.click('text=Make a rule from this');
-    await page.waitForSelector('form[aria-label="Rule editor"]');
-    t.equal(await page.inputValue('input[name=name]'), 'checkout.failed events');
-    t.equal(await page.inputValue('input[name="ruleConfig.metric"]'), 'eventsByType[checkout.failed]');
-    const threshold = Number(await page.inputValue('input[name="ruleConfig.threshold"]'));
-    t.ok(threshold >= 1, `a threshold from the histogram (${threshold})`);
-    await page.waitForSelector('[data-valid=true]');
-    await page.click('.backtest button:has-text("Backtest")');
-    const answer = await page.waitForSelector('.backtest-result, .backtest .error');
-    t.match(await answer.getAttribute('class'), 'backtest-result', (await answer.textContent()) ?? '');
-    await docShot('explorer-rule');
-  });
+  t.test(
+    '"Make a rule from this" opens the editor prefilled, then test and backtest',
+    async (t) => {
+      await page.goto(svc.base + '/#/events?eventType=checkout.failed&range=1h');
+      await page.waitForSelector('.histogram-box[data-total]');
+      await page.click('text=Make a rule from this');
+      await page.waitForSelector('form[aria-label="Rule editor"]');
+      t.equal(await page.inputValue('input[name=name]'), 'checkout.failed events');
+      t.equal(
+        await page.inputValue('input[name="ruleConfig.metric"]'),
+        'eventsByType[checkout.failed]',
+      );
+      const threshold = Number(await page.inputValue('input[name="ruleConfig.threshold"]'));
+      t.ok(threshold >= 1, `a threshold from the histogram (${threshold})`);
+      await page.waitForSelector('[data-valid=true]');
+      await page.click('.backtest button:has-text("Backtest")');
+      const answer = await page.waitForSelector('.backtest-result, .backtest .error');
+      t.match(
+        await answer.getAttribute('class'),
+        'backtest-result',
+        (await answer.textContent()) ?? '',
+      );
+      await docShot('explorer-rule');
+    },
+  );
 
   t.test('no console errors, nothing fetched from outside the service', async (t) => {
     t.same(browser.errors, []);
@@ -139,19 +157,30 @@ async function signIn(page: Page, url: string): Promise<void> {
 }
 
 async function addChip(page: Page, field: string, value: string): Promise<void> {
-  const before = await page.$$eval('.chip', (chips) => chips.length);
+  const before = await page.locator('.chip').count();
   await page.selectOption('select[name=filterField]', field);
   await page.fill('input[name=filterValue]', value);
   await page.press('input[name=filterValue]', 'Enter');
-  await page.waitForFunction((n) => document.querySelectorAll('.chip').length === n, before + 1);
+  await page.waitForFunction(`document.querySelectorAll('.chip').length === ${before + 1}`);
 }
 
 /** Posts `count` events alike; their eventIds. */
-async function post(svc: TestService, count: number, fields: Record<string, string>): Promise<string[]> {
+async function post(
+  svc: TestService,
+  count: number,
+  fields: Record<string, string>,
+): Promise<string[]> {
   const res = await svc.request('/api/v1/events/batch', {
     json: Array.from({ length: count }, () => fields),
   });
   if (res.status !== 202) throw new Error(`batch: ${res.status} ${await res.text()}`);
   const body = (await res.json()) as { results?: { eventId: string }[]; eventIds?: string[] };
   return body.eventIds ?? (body.results ?? []).map((r) => r.eventId);
+}
+
+/** The eventIds of the rows shown, in order. */
+async function eventIds(page: Page): Promise<(string | null)[]> {
+  return Promise.all(
+    (await page.$$('tr[data-event]')).map((row) => row.getAttribute('data-event')),
+  );
 }

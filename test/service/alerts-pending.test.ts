@@ -50,7 +50,8 @@ void t.test('PENDING is published with its reason, and told by the rule status',
   t.match(pending?.reason, /^pending since \d{4}-\d{2}-\d{2}T/);
   t.match(pending?.pendingSince, /Z$/);
   const status = await waitUntil(
-    async () => (await svc.request(`/api/v1/rules/${id}/status`)).json() as Promise<Record<string, unknown>>,
+    async () =>
+      (await svc.request(`/api/v1/rules/${id}/status`)).json() as Promise<Record<string, unknown>>,
     (s) => s.state === 'PENDING',
     'the rule PENDING',
   );

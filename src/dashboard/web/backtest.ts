@@ -88,8 +88,7 @@ function dataSpan(result: BacktestResult): [number, number] | null {
     if (first < 0 || i < first) first = i;
     if (i > last) last = i;
   };
-  for (let i = 0; i < times.length; i++)
-    if (series.some((s) => (s.values[i] ?? 0) !== 0)) mark(i);
+  for (let i = 0; i < times.length; i++) if (series.some((s) => (s.values[i] ?? 0) !== 0)) mark(i);
   for (const x of result.transitions) {
     const at = Date.parse(x.at);
     const i = times.findIndex((t) => t >= at);
@@ -111,7 +110,9 @@ function BacktestChart({ result }: { readonly result: BacktestResult }): VNode {
       firingAt(result, result.chart.times[i] as number) ? v : null,
     );
     // Every condition's metric (a band is drawn alone: its rule has one series).
-    const plots = result.chart.series.map((s, i) => plotOf(s, times, COLOURS[i % 3] ?? '--series-1'));
+    const plots = result.chart.series.map((s, i) =>
+      plotOf(s, times, COLOURS[i % 3] ?? '--series-1'),
+    );
     let offset = 1;
     const bands: uPlot.Band[] = [];
     for (const plot of plots) {

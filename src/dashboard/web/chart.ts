@@ -87,7 +87,8 @@ export function Chart({ store, title, series, unit, rangeSeconds }: ChartProps):
       const data = withGaps(store.ring.view(columns));
       chart.setData(data as uPlot.AlignedData);
       const newest = data[0]?.[data[0].length - 1];
-      if (typeof newest === 'number') chart.setScale('x', { min: newest - range.current, max: newest });
+      if (typeof newest === 'number')
+        chart.setScale('x', { min: newest - range.current, max: newest });
       showLatest(chart);
     };
     fill();

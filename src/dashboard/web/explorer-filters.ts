@@ -51,9 +51,7 @@ export function FilterBar(
   const remove = (i: number) => () =>
     onSearch({ ...query, filters: query.filters.filter((_, j) => j !== i) });
   return html`<form class="filter-bar" onSubmit=${add} aria-label="Filters">
-    <datalist id="filter-values">
-      ${suggestions.map((s) => html`<option value=${s} />`)}
-    </datalist>
+    <datalist id="filter-values">${suggestions.map((s) => html`<option value=${s} />`)}</datalist>
     <${SelectField}
       label="Field"
       name="filterField"

@@ -63,7 +63,11 @@ export function queryOfHash(hash: string): ExplorerQuery {
   const filters: Filter[] = [];
   for (const [field, value] of params) {
     if (NOT_FILTERS.has(field) || value === '') continue;
-    if (FILTER_FIELDS.some((f) => (f.endsWith('.') ? field.startsWith(f) && field.length > f.length : f === field)))
+    if (
+      FILTER_FIELDS.some((f) =>
+        f.endsWith('.') ? field.startsWith(f) && field.length > f.length : f === field,
+      )
+    )
       filters.push({ field, value });
   }
   return {
@@ -120,7 +124,8 @@ export function apiParams(query: ExplorerQuery, now: number): URLSearchParams {
  */
 export function ruleMetricOf(query: ExplorerQuery): { metric: string; name: string } {
   const type = query.filters.find((f) => f.field === 'eventType' && !f.value.includes('*'));
-  if (type !== undefined) return { metric: `eventsByType[${type.value}]`, name: `${type.value} events` };
+  if (type !== undefined)
+    return { metric: `eventsByType[${type.value}]`, name: `${type.value} events` };
   const source = query.filters.find((f) => f.field === 'source' && !f.value.includes(','));
   if (source !== undefined)
     return { metric: `eventsBySource[${source.value}]`, name: `Events from ${source.value}` };

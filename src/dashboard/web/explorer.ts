@@ -52,7 +52,12 @@ const nextOf = (page: Page<EventRecord>): Next =>
       ? null
       : { page: page.number + 1 };
 
-function EventRow(props: { ev: EventRecord; selected: boolean; tail: boolean; onSelect: () => void }): VNode {
+function EventRow(props: {
+  ev: EventRecord;
+  selected: boolean;
+  tail: boolean;
+  onSelect: () => void;
+}): VNode {
   const { ev } = props;
   return html`<tr
     data-event=${ev.eventId}
@@ -69,7 +74,11 @@ function EventRow(props: { ev: EventRecord; selected: boolean; tail: boolean; on
 }
 
 /** Downloads the export with the key as a header (a plain link would carry no key). */
-async function download(session: Session, params: URLSearchParams, format: 'ndjson' | 'csv'): Promise<void> {
+async function download(
+  session: Session,
+  params: URLSearchParams,
+  format: 'ndjson' | 'csv',
+): Promise<void> {
   const query = new URLSearchParams(params);
   query.set('format', format);
   const res = await fetch(`/api/v1/events/export?${query.toString()}`, {
@@ -201,12 +210,7 @@ export function Explorer(props: { session: Session; live: Live; store: MetricsSt
   const tailRows = tailed.filter((t) => !loaded.some((r) => r.eventId === t.eventId));
   return html`<div class="view explorer">
     <h2>Events</h2>
-    <${FilterBar}
-      query=${query}
-      types=${typeNames}
-      sources=${sourceNames}
-      onSearch=${search}
-    />
+    <${FilterBar} query=${query} types=${typeNames} sources=${sourceNames} onSearch=${search} />
     <div class="filters">
       <${RangePicker} query=${query} onSearch=${search} />
       <${SelectField}
@@ -234,10 +238,16 @@ export function Explorer(props: { session: Session; live: Live; store: MetricsSt
         >${results === null ? 'Searching…' : `${results.exact ? '' : '≈ '}${count(results.total)} matching`}</span
       >
       <button type="button" onClick=${makeRule}>Make a rule from this</button>
-      <button type="button" onClick=${() => download(session, params, 'ndjson').catch((e: unknown) => setError(describeError(e)))}>
+      <button
+        type="button"
+        onClick=${() => download(session, params, 'ndjson').catch((e: unknown) => setError(describeError(e)))}
+      >
         Export NDJSON
       </button>
-      <button type="button" onClick=${() => download(session, params, 'csv').catch((e: unknown) => setError(describeError(e)))}>
+      <button
+        type="button"
+        onClick=${() => download(session, params, 'csv').catch((e: unknown) => setError(describeError(e)))}
+      >
         Export CSV
       </button>
     </div>
@@ -267,7 +277,10 @@ export function Explorer(props: { session: Session; live: Live; store: MetricsSt
       selected === null
         ? ''
         : html`<section class="panel" aria-label="Event JSON">
-            <h3>${selected.eventId} <button type="button" onClick=${() => setSelected(null)}>Close</button></h3>
+            <h3>
+              ${selected.eventId}
+              <button type="button" onClick=${() => setSelected(null)}>Close</button>
+            </h3>
             <pre class="json">${JSON.stringify(selected, null, 2)}</pre>
           </section>`
     }

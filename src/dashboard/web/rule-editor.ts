@@ -99,7 +99,12 @@ export function RuleEditor({ session, rule, prefill = null, onDone }: RuleEditor
       ? fromConfig(rule.ruleConfig)
       : prefill === null
         ? newLeaf()
-        : { ...newLeaf(), metric: prefill.metric, threshold: prefill.threshold, windowMinutes: prefill.windowMinutes },
+        : {
+            ...newLeaf(),
+            metric: prefill.metric,
+            threshold: prefill.threshold,
+            windowMinutes: prefill.windowMinutes,
+          },
   );
   const [channels, setChannels] = useState(rule?.notificationChannels.join(', ') ?? '');
   const [suppression, setSuppression] = useState(String(rule?.suppressionWindowMinutes ?? 30));
@@ -251,22 +256,22 @@ export function RuleEditor({ session, rule, prefill = null, onDone }: RuleEditor
           : check.kind === 'unnamed'
             ? html`<p class="muted" data-unnamed="true">Checks start once the rule has a name.</p>`
             : result === null
-            ? html`<p class="muted">Checking…</p>`
-            : html`<div class="valid">
-                <p data-valid="true">${result.message}</p>
-                ${
-                  result.simulationResult === null
-                    ? ''
-                    : html`<p>${simulation(result.simulationResult)}</p>`
-                }
-                ${
-                  result.recommendations.length === 0
-                    ? ''
-                    : html`<ul class="muted">
-                        ${result.recommendations.map((r) => html`<li>${r}</li>`)}
-                      </ul>`
-                }
-              </div>`
+              ? html`<p class="muted">Checking…</p>`
+              : html`<div class="valid">
+                  <p data-valid="true">${result.message}</p>
+                  ${
+                    result.simulationResult === null
+                      ? ''
+                      : html`<p>${simulation(result.simulationResult)}</p>`
+                  }
+                  ${
+                    result.recommendations.length === 0
+                      ? ''
+                      : html`<ul class="muted">
+                          ${result.recommendations.map((r) => html`<li>${r}</li>`)}
+                        </ul>`
+                  }
+                </div>`
       }
     </section>
     <${Backtest} session=${session} rule=${body} ruleId=${rule?.id ?? null} />
