@@ -6,7 +6,13 @@ import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import type { VNode } from 'preact';
 import { SelectField, TextField } from './fields.ts';
-import { FILTER_FIELDS, RANGES, type ExplorerQuery, type RangeName } from './explorer-query.ts';
+import {
+  FILTER_FIELDS,
+  Q_FIELDS,
+  RANGES,
+  type ExplorerQuery,
+  type RangeName,
+} from './explorer-query.ts';
 import { SEVERITIES } from '../../domain/event.ts';
 
 const FIELD_LABELS: Readonly<Record<(typeof FILTER_FIELDS)[number], string>> = {
@@ -16,6 +22,7 @@ const FIELD_LABELS: Readonly<Record<(typeof FILTER_FIELDS)[number], string>> = {
   userId: 'user',
   sessionId: 'session',
   q: 'text',
+  qField: 'text only in (field)',
   'tag.': 'tag.<key>',
   'metadata.': 'metadata.<path>',
 };
@@ -40,7 +47,9 @@ export function FilterBar(
         ? props.sources
         : field === 'severity'
           ? SEVERITIES
-          : [];
+          : field === 'qField'
+            ? Q_FIELDS
+            : [];
   const add = (e: Event): void => {
     e.preventDefault();
     const name = keyed ? `${field}${key.trim()}` : field;

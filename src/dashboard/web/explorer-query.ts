@@ -12,9 +12,13 @@ export const FILTER_FIELDS = [
   'userId',
   'sessionId',
   'q',
+  'qField',
   'tag.',
   'metadata.',
 ] as const;
+
+/** Where `q` looks instead of type and source (the API's `qField`). */
+export const Q_FIELDS = ['eventType', 'source', 'userId', 'sessionId', 'metadata', 'tags'] as const;
 
 /** Preset ranges, back from now; `all` sends no bounds. */
 export const RANGES = [
