@@ -10,7 +10,12 @@ import type { ClusterView } from '../src/domain/cluster/cluster-view.ts';
 import { Aggregator } from '../src/domain/metrics/aggregator.ts';
 import { CapFillLog, capFillMessage } from '../src/domain/metrics/cap-fill-log.ts';
 import type { MetricsSnapshot } from '../src/domain/metrics/snapshot/snapshot.ts';
-import type { AlertResolution, AlertTransition, DigestDue } from '../src/domain/rules/alert.ts';
+import type {
+  AlertResolution,
+  AlertTransition,
+  DigestDue,
+  RulePending,
+} from '../src/domain/rules/alert.ts';
 import { RuleEngine } from '../src/domain/rules/rule-engine.ts';
 import { testRule } from '../src/domain/rules/rule-test.ts';
 import { TickTimer } from '../src/telemetry/tick-timer.ts';
@@ -115,19 +120,37 @@ const stateNote = (ruleId: number, now: number): string | undefined => {
  * Posts transitions in one message: the front stores those of one message together. Only while
  * evaluating: an instance that is not the rule leader decides nothing, not even a rule's leaving.
  */
-const postTransitions = (transitions: readonly AlertTransition[]): void => {
+const postTransitions = (transitions: readonly (AlertTransition | RulePending)[]): void => {
   if (evaluating && transitions.length > 0) post({ type: 'alerts', transitions });
 };
 
 const resolved: AlertResolution[] = [];
 const digests: DigestDue[] = [];
+/**
+ * The PENDING steps published, by rule: `since` and whether suppressed. A rule is published when
+ * it goes PENDING and again when its suppression starts holding it (README "every step").
+ */
+let published = new Map<number, string>();
+const newlyPending = (now: number): RulePending[] => {
+  const current = new Map<number, string>();
+  const changed: RulePending[] = [];
+  for (const p of engine.pending(now)) {
+    const step = `${p.pendingSince} ${p.suppressedUntil === null ? '' : 'suppressed'}`;
+    current.set(p.ruleId, step);
+    if (published.get(p.ruleId) !== step) changed.push(p);
+  }
+  published = current;
+  return changed;
+};
 const evaluate = (): void => {
   if (!evaluating) {
     engine.idle(Date.now());
     return;
   }
-  const fired = tickTimer.time(() => engine.tick(aggregator, Date.now(), resolved, digests));
+  const now = Date.now();
+  const fired = tickTimer.time(() => engine.tick(aggregator, now, resolved, digests));
   postTransitions([
+    ...newlyPending(now),
     ...resolved.map((resolution): AlertTransition => ({ kind: 'resolved', resolution })),
     // Before this tick's firings: a digest covers the incidents held back before it.
     ...digests.map((digest): AlertTransition => ({ kind: 'digest', digest })),
@@ -231,7 +254,7 @@ port.on('message', (command: MetricsCommand) => {
         post({ type: 'reply', requestId, result: { ok: true, value: null } });
         return;
       case 'rule-status': {
-        const value = engine.statusOf(command.ruleId) ?? null;
+        const value = engine.statusOf(command.ruleId, Date.now()) ?? null;
         post({ type: 'reply', requestId, result: { ok: true, value } });
         return;
       }

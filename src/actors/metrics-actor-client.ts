@@ -8,7 +8,7 @@ import { Worker } from 'node:worker_threads';
 import { gzipSync } from 'node:zlib';
 import type { ClusterView } from '../domain/cluster/cluster-view.ts';
 import type { KeyLookup, NewestEvents } from '../domain/metrics/state/last-event-times.ts';
-import type { AlertTransition } from '../domain/rules/alert.ts';
+import type { AlertTransition, RulePending } from '../domain/rules/alert.ts';
 import type { MetricsHistory } from '../domain/metrics/snapshot/snapshot.ts';
 import type { ActiveRule } from '../domain/rules/rule.ts';
 import type { BackfillAnswer, BackfillRequest } from '../domain/rules/anomaly/anomaly-rules.ts';
@@ -88,8 +88,11 @@ export interface MetricsActor {
   history(minutes: number): Promise<MetricsHistory>;
   /** The actor's numbers a Prometheus scrape exports (GET /metrics). */
   selfMetrics(): Promise<ActorSelfMetrics>;
-  /** Called with every transition the evaluator decides (a rule fired, an incident resolved). */
-  onAlert(listener: (transition: AlertTransition) => void): void;
+  /**
+   * Called with every transition the evaluator decides (a rule fired, an incident resolved), and
+   * each rule that went PENDING (published only).
+   */
+  onAlert(listener: (transition: AlertTransition | RulePending) => void): void;
   /** Called when rules start watching producers: read their newest stored events for it. */
   onWatching(listener: (keys: KeyLookup) => void): void;
   /** The newest stored events of keys a watching notice asked for. */
@@ -142,7 +145,7 @@ export async function startMetricsActor(
   let nextId = 1;
   const pending = new Map<number, Pending>();
   const listeners: ((json: string) => void)[] = [];
-  const alertListeners: ((transition: AlertTransition) => void)[] = [];
+  const alertListeners: ((transition: AlertTransition | RulePending) => void)[] = [];
   const restartListeners: (() => void)[] = [];
   const watchingListeners: ((keys: KeyLookup) => void)[] = [];
   const backfillListeners: ((requests: readonly BackfillRequest[]) => void)[] = [];

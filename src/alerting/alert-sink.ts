@@ -35,6 +35,8 @@ import {
   type AlertTransition,
   type AlertTransitionName,
   type DeliveryResult,
+  type PendingMessage,
+  type RulePending,
 } from '../domain/rules/alert.ts';
 import type { Notification } from '../domain/rules/notification.ts';
 import { deliveryTarget, type PendingNotification } from '../domain/rules/pending-notification.ts';
@@ -66,7 +68,8 @@ export interface AlertSinkDeps {
 }
 
 export interface AlertSink {
-  accept(transition: AlertTransition): void;
+  /** A transition to store, publish and notify; a PENDING rule is published only. */
+  accept(transition: AlertTransition | RulePending): void;
   /** Publishes an acknowledgement made over HTTP (the alert as stored after it). */
   acknowledged(alert: AlertRecord): void;
   /**
@@ -94,6 +97,10 @@ const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(reso
 /** The /topic/alerts message: the alert as stored and what just happened to it. */
 export const alertMessage = (alert: AlertRecord, transition: AlertTransitionName): string =>
   JSON.stringify({ ...alert, transition } satisfies AlertMessage);
+
+/** The /topic/alerts message of a rule gone PENDING (nothing stored: no incident yet). */
+const pendingMessage = ({ kind: _kind, ...rest }: RulePending): string =>
+  JSON.stringify({ ...rest, transition: 'PENDING' } satisfies PendingMessage);
 
 /** Notifications claimed from the outbox at once: delivered, and their results written, first. */
 const REDELIVER_PAGE = 100;
@@ -245,6 +252,10 @@ export function createAlertSink(deps: AlertSinkDeps): AlertSink {
 
   return {
     accept(transition) {
+      if (transition.kind === 'pending') {
+        deps.publish(pendingMessage(transition));
+        return;
+      }
       accepted.push(transition);
       if (scheduled) return;
       scheduled = true;

@@ -6,7 +6,7 @@ import type { ClusterView } from '../domain/cluster/cluster-view.ts';
 import type { MetricEvent } from '../domain/event.ts';
 import type { MetricsHistory } from '../domain/metrics/snapshot/snapshot.ts';
 import type { KeyLookup, NewestEvents } from '../domain/metrics/state/last-event-times.ts';
-import type { AlertTransition } from '../domain/rules/alert.ts';
+import type { AlertTransition, RulePending } from '../domain/rules/alert.ts';
 import type { ActiveRule } from '../domain/rules/rule.ts';
 import type { RuleRuntimeStatus } from '../domain/rules/rule-engine.ts';
 import type { BackfillAnswer, BackfillRequest } from '../domain/rules/anomaly/anomaly-rules.ts';
@@ -151,9 +151,10 @@ export type MetricsNotice =
   /**
    * Rules fired or resolved, in the order decided (those of one evaluation in one message: the
    * front stores them with one storage operation), then publishes them on /topic/alerts and
-   * notifies those that fired.
+   * notifies those that fired. A rule that went PENDING (or became held by its suppression) is
+   * among them as `pending`: published, never stored.
    */
-  | { readonly type: 'alerts'; readonly transitions: readonly AlertTransition[] }
+  | { readonly type: 'alerts'; readonly transitions: readonly (AlertTransition | RulePending)[] }
   /**
    * Rules now read the silence of these keys (first time since the actor started, and each new
    * key after): the front reads their newest stored events and answers with seed-last-events,

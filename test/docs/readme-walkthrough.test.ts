@@ -103,6 +103,8 @@ t.test("the README's walkthrough, run as written, ends with a fired alert", asyn
 
   t.match(await sh(block('/api/v1/rules -H')), '"status":"ACTIVE"', 'the rule is created');
   await printed('MESSAGE destination:/topic/alerts');
+  // Whole, not cut at 80 characters: the transition and the rule (issue 34).
+  await printed('FIRING | Checkout failing | ');
   t.pass('the watcher printed the alert');
 
   const alerts = await sh(block('/api/v1/alerts'));

@@ -1,7 +1,7 @@
 /**
- * @module Alerts: the open incidents first (state, severity, rule, how long, why), then the history
- * with filters and pages. Both reload when /topic/alerts says something changed. Admin keys may
- * acknowledge.
+ * @module Alerts: the open (FIRING) incidents first (severity, rule, how long, why), then the
+ * resolved ones with filters (severity, rule, time) and pages: each alert in one table only. Both
+ * reload when /topic/alerts says something changed. Admin keys may acknowledge a FIRING alert.
  */
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
@@ -13,12 +13,20 @@ import type { Live } from './live.ts';
 import type { Page } from './page.ts';
 import { Pager } from './pager.ts';
 import { isAdmin, type Session } from './session.ts';
-import { ALERT_STATES, type AlertRecord } from '../../domain/rules/alert.ts';
+import type { AlertRecord } from '../../domain/rules/alert.ts';
+import type { RuleRecord } from '../../domain/rules/rule.ts';
 import { RULE_SEVERITIES } from '../../domain/rules/rule-types.ts';
 
 const PAGE_SIZE = 20;
 const HEADERS = ['State', 'Severity', 'Rule', 'Fired', 'Duration', 'Explanation', ''];
 const ANY = [['', 'any'] as const];
+/** The history's time filter: resolved alerts that fired within this far back. */
+const SINCE = [
+  ['', 'any time'],
+  ['3600000', 'last hour'],
+  ['86400000', 'last 24 hours'],
+  ['604800000', 'last 7 days'],
+] as const;
 
 interface RowProps {
   readonly alert: AlertRecord;
@@ -41,7 +49,7 @@ function AlertRow({ alert, session, onChange }: RowProps): VNode {
   const ack =
     alert.acknowledgedAt !== null
       ? html`<span class="muted">ack by ${alert.acknowledgedBy}</span>`
-      : isAdmin(session)
+      : isAdmin(session) && alert.state === 'FIRING'
         ? html`<button type="button" onClick=${acknowledge}>Acknowledge</button>`
         : '';
   return html`<tr data-alert=${alert.id} data-state=${alert.state}>
@@ -77,22 +85,39 @@ function AlertTable(props: {
 
 export function Alerts({ session, live }: { session: Session; live: Live }): VNode {
   const [page, setPage] = useState(0);
-  const [state, setState] = useState('');
   const [severity, setSeverity] = useState('');
+  const [ruleId, setRuleId] = useState('');
+  const [since, setSince] = useState('');
+  const rules = useLoad(() => session.api.get<RuleRecord[]>('/api/v1/rules'), [session]);
   const filter = (set: (value: string) => void) => (value: string) => {
     set(value);
     setPage(0);
   };
   const { data, error, reload } = useLoad(() => {
-    const query = new URLSearchParams({ page: String(page), size: String(PAGE_SIZE) });
-    if (state !== '') query.set('state', state);
+    // FIRING ones are in the open table: the history holds the RESOLVED only.
+    const query = new URLSearchParams({
+      state: 'RESOLVED',
+      page: String(page),
+      size: String(PAGE_SIZE),
+    });
     if (severity !== '') query.set('severity', severity);
+    if (ruleId !== '') query.set('ruleId', ruleId);
+    if (since !== '') query.set('from', new Date(Date.now() - Number(since)).toISOString());
     return Promise.all([
       session.api.get<Page<AlertRecord>>('/api/v1/alerts?state=FIRING&size=100'),
       session.api.get<Page<AlertRecord>>(`/api/v1/alerts?${query.toString()}`),
     ]);
-  }, [session, page, state, severity]);
-  useEffect(() => live.onAlert(reload), [live, reload]);
+  }, [session, page, severity, ruleId, since]);
+  // A message may be of a rule the filter does not list yet: read both again.
+  const reloadRules = rules.reload;
+  useEffect(
+    () =>
+      live.onAlert(() => {
+        reload();
+        reloadRules();
+      }),
+    [live, reload, reloadRules],
+  );
   const [open, history] = data ?? [null, null];
   const openAlerts = open?.content ?? [];
   return html`<div class="view alerts">
@@ -108,14 +133,21 @@ export function Alerts({ session, live }: { session: Session; live: Live }): VNo
       />
     </section>
     <section aria-labelledby="alert-history">
-      <h3 id="alert-history">History</h3>
+      <h3 id="alert-history">Resolved</h3>
       <div class="filters">
         <${SelectField}
-          label="State"
-          name="state"
-          value=${state}
-          onValue=${filter(setState)}
-          options=${[...ANY, ...ALERT_STATES]}
+          label="Rule"
+          name="ruleId"
+          value=${ruleId}
+          onValue=${filter(setRuleId)}
+          options=${[...ANY, ...(rules.data ?? []).map((r) => [String(r.id), r.name] as const)]}
+        />
+        <${SelectField}
+          label="Fired"
+          name="since"
+          value=${since}
+          onValue=${filter(setSince)}
+          options=${SINCE}
         />
         <${SelectField}
           label="Severity"

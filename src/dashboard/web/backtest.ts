@@ -10,6 +10,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { VNode } from 'preact';
 import uPlot from 'uplot';
 import { describeError } from './api.ts';
+import { showLatest } from './chart.ts';
 import type { Session } from './session.ts';
 import type { BacktestResult, ChartSeries } from '../../domain/rules/backtest/backtest-result.ts';
 
@@ -45,17 +46,19 @@ const line = (label: string, color: string, dash?: number[]): uPlot.Series => ({
   ...(dash === undefined ? {} : { dash }),
 });
 
-function plotOf(series: ChartSeries, times: readonly number[]): Plot {
+const COLOURS = ['--series-1', '--series-2', '--series-3'];
+
+function plotOf(series: ChartSeries, times: readonly number[], colour: string): Plot {
   const value: uPlot.Series = {
     label: series.label,
-    stroke: cssVar('--series-1'),
+    stroke: cssVar(colour),
     width: 1.5,
     points: { show: false },
   };
   const values = series.values as (number | null)[];
   if (series.kind === 'threshold')
     return {
-      series: [value, line(`threshold ${series.threshold}`, '--series-2', [6, 4])],
+      series: [value, line(`threshold ${series.threshold}`, colour, [6, 4])],
       data: [values, times.map(() => series.threshold)],
       bands: [],
     };
@@ -72,17 +75,51 @@ function plotOf(series: ChartSeries, times: readonly number[]): Plot {
   };
 }
 
+/**
+ * The indexes from the first to the last point where any series has a value other than 0 or a
+ * transition happened, some points wider: ten minutes of data in a day are the chart, not a
+ * sliver at its edge. Null when there is neither.
+ */
+function dataSpan(result: BacktestResult): [number, number] | null {
+  const { times, series } = result.chart;
+  let first = -1;
+  let last = -1;
+  const mark = (i: number): void => {
+    if (first < 0 || i < first) first = i;
+    if (i > last) last = i;
+  };
+  for (let i = 0; i < times.length; i++) if (series.some((s) => (s.values[i] ?? 0) !== 0)) mark(i);
+  for (const x of result.transitions) {
+    const at = Date.parse(x.at);
+    const i = times.findIndex((t) => t >= at);
+    mark(i < 0 ? times.length - 1 : i);
+  }
+  if (first < 0) return null;
+  const pad = Math.max(10, Math.round((last - first) / 10));
+  return [Math.max(0, first - pad), Math.min(times.length - 1, last + pad)];
+}
+
 function BacktestChart({ result }: { readonly result: BacktestResult }): VNode {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const el = box.current;
-    const series = result.chart.series[0];
-    if (el === null || series === undefined) return undefined;
+    const first = result.chart.series[0];
+    if (el === null || first === undefined) return undefined;
     const times = result.chart.times.map((ms) => ms / 1000);
-    const marks = series.values.map((v, i) =>
+    const marks = first.values.map((v, i) =>
       firingAt(result, result.chart.times[i] as number) ? v : null,
     );
-    const plot = plotOf(series, times);
+    // Every condition's metric (a band is drawn alone: its rule has one series).
+    const plots = result.chart.series.map((s, i) =>
+      plotOf(s, times, COLOURS[i % 3] ?? '--series-1'),
+    );
+    let offset = 1;
+    const bands: uPlot.Band[] = [];
+    for (const plot of plots) {
+      for (const band of plot.bands)
+        bands.push({ ...band, series: [band.series[0] + offset - 1, band.series[1] + offset - 1] });
+      offset += plot.series.length;
+    }
     const axis = { stroke: cssVar('--muted'), grid: { stroke: cssVar('--grid') } };
     const chart = new uPlot(
       {
@@ -92,7 +129,7 @@ function BacktestChart({ result }: { readonly result: BacktestResult }): VNode {
         axes: [axis, { ...axis, size: 56 }],
         series: [
           {},
-          ...plot.series,
+          ...plots.flatMap((p) => p.series),
           {
             label: 'would fire',
             stroke: cssVar('--series-3'),
@@ -100,13 +137,22 @@ function BacktestChart({ result }: { readonly result: BacktestResult }): VNode {
             points: { show: true, size: 5, fill: cssVar('--series-3') },
           },
         ],
-        bands: plot.bands,
+        bands,
+        hooks: { setCursor: [showLatest] },
       },
-      [times, ...plot.data, marks],
+      [times, ...plots.flatMap((p) => p.data), marks],
       el,
     );
+    const span = dataSpan(result);
+    if (span !== null) {
+      const [lo, hi] = span;
+      chart.setScale('x', { min: times[lo] as number, max: times[hi] as number });
+      el.dataset.zoom = `${lo}-${hi}`;
+    }
+    showLatest(chart);
     el.dataset.points = String(times.length);
-    el.dataset.kind = series.kind;
+    el.dataset.series = String(result.chart.series.length);
+    el.dataset.kind = first.kind;
     return () => chart.destroy();
   }, [result]);
   // PATTERN: no series (a match has no value): the transitions below tell it all.

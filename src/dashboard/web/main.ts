@@ -8,7 +8,8 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { VNode } from 'preact';
 import { describeError } from './api.ts';
 import { Alerts } from './alerts.ts';
-import { Events } from './events.ts';
+import { Explorer } from './explorer.ts';
+import { FiringBadge } from './firing-badge.ts';
 import { connectLive, type Live, type LiveStatus } from './live.ts';
 import { createMetricsStore, type MetricsStore } from './metrics-store.ts';
 import { Overview } from './overview.ts';
@@ -19,7 +20,8 @@ const VIEWS = ['overview', 'alerts', 'rules', 'events'] as const;
 type View = (typeof VIEWS)[number];
 
 const viewOfHash = (): View => {
-  const name = location.hash.replace(/^#\/?/, '');
+  // `#/events?source=web`: the part after `?` is the view's own state (explorer-query.ts).
+  const name = location.hash.replace(/^#\/?/, '').split('?')[0] ?? '';
   return (VIEWS as readonly string[]).includes(name) ? (name as View) : 'overview';
 };
 
@@ -94,6 +96,7 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void
       <nav aria-label="Views">
         ${VIEWS.map((v) => html`<a href=${`#/${v}`} aria-current=${v === view ? 'page' : undefined}>${v[0]?.toUpperCase()}${v.slice(1)}</a>`)}
       </nav>
+      ${connected === null ? '' : html`<${FiringBadge} session=${session} live=${connected.live} />`}
       <span class=${`live live-${status}`} data-live=${status} role="status">${status}</span>
       <span class="who" title="The key's prefix and scope"
         >${session.label}… (${session.scope})</span
@@ -110,7 +113,11 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void
               ? html`<${Alerts} session=${session} live=${connected.live} />`
               : view === 'rules'
                 ? html`<${Rules} session=${session} />`
-                : html`<${Events} session=${session} />`
+                : html`<${Explorer}
+                    session=${session}
+                    live=${connected.live}
+                    store=${connected.store}
+                  />`
       }
     </main>
   </div>`;

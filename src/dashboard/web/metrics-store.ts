@@ -1,7 +1,9 @@
 /**
  * @module The overview's data, kept for as long as the tab is signed in (views come and go): the
- * per-minute history fetched once, then one point per /topic/metrics push, in one fixed-size Ring,
- * and the latest snapshot. Listeners hear of each change.
+ * per-minute history of the day fetched once, then one point per /topic/metrics push, in one
+ * fixed-size Ring, and the latest snapshot. Listeners hear of each change. A quiet minute of the
+ * history holds NaN (drawn as a gap): its latency and error rate are unknown, not 0; a minute
+ * missing from the history is a gap too.
  */
 import type { Api } from './api.ts';
 import type { Live } from './live.ts';
@@ -18,9 +20,16 @@ export const COLUMN = {
   p99: 5,
 } as const;
 const COLUMNS = 6;
+const GAP = Array.from({ length: COLUMNS - 1 }, () => Number.NaN);
 /** One hour of 1-second pushes plus a day of minutes: bounded whatever the session's length. */
 const CAPACITY = 3600 + 1440;
-export const HISTORY_MINUTES = 60;
+/** The 24 h the metrics actor keeps (the overview's longest range). */
+export const HISTORY_MINUTES = 1440;
+const MINUTE_S = 60;
+
+/** Latency and error rate of a history minute without events: unknown, a gap on the chart. */
+const orGap = (value: number, eventsPerSecond: number): number =>
+  eventsPerSecond === 0 ? Number.NaN : value;
 
 export interface MetricsStore {
   readonly ring: Ring;
@@ -39,6 +48,7 @@ export function createMetricsStore(api: Api, live: Live): MetricsStore {
   let waiting: [MetricsSnapshot, number][] | null = [];
   const add = (snapshot: MetricsSnapshot, at: number): void => {
     const overall = snapshot.latencyMetrics.overall;
+    // A push's latency and error rate are over windows longer than its 5-second rate: kept as they are.
     ring.push([
       at / 1000,
       snapshot.throughput.current,
@@ -61,8 +71,22 @@ export function createMetricsStore(api: Api, live: Live): MetricsStore {
   };
   api.get<MetricsHistory>(`/api/v1/metrics/history?minutes=${HISTORY_MINUTES}`).then((history) => {
     // The last point is the current minute so far; the pushes continue from it.
-    for (const p of history.points)
-      ring.push([p.t / 1000, p.eventsPerSecond, p.errorRate, p.p50, p.p95, p.p99]);
+    let previous = Number.NaN;
+    for (const p of history.points) {
+      const t = p.t / 1000;
+      // A minute missing between two points: one point of NaN breaks the line there.
+      if (t - previous > 1.5 * MINUTE_S) ring.push([previous + MINUTE_S, ...GAP]);
+      previous = t;
+      const rate = p.eventsPerSecond;
+      ring.push([
+        t,
+        rate,
+        orGap(p.errorRate, rate),
+        orGap(p.p50, rate),
+        orGap(p.p95, rate),
+        orGap(p.p99, rate),
+      ]);
+    }
     flush();
   }, flush);
   return {

@@ -7,11 +7,19 @@ import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { VNode } from 'preact';
 import { Chart } from './chart.ts';
+import { SelectField } from './fields.ts';
 import { count, fixed } from './format.ts';
 import { COLUMN, type MetricsStore } from './metrics-store.ts';
 import type { MetricsSnapshot } from '../../domain/metrics/snapshot/snapshot.ts';
 
 const TOP = 8;
+/** The charts' x range: back from the newest point (the store holds the day). */
+const RANGES = [
+  ['900', 'Last 15 minutes'],
+  ['3600', 'Last hour'],
+  ['21600', 'Last 6 hours'],
+  ['86400', 'Last 24 hours'],
+] as const;
 
 function Bars({ title, entries }: { title: string; entries: [string, number][] }): VNode {
   const top = entries.sort((a, b) => b[1] - a[1]).slice(0, TOP);
@@ -61,31 +69,45 @@ function Numbers({ snapshot }: { snapshot: MetricsSnapshot }): VNode {
 
 export function Overview({ store }: { store: MetricsStore }): VNode {
   const [snapshot, setSnapshot] = useState(store.latest());
+  const [range, setRange] = useState('3600');
+  const rangeSeconds = Number(range);
   useEffect(() => store.subscribe(() => setSnapshot(store.latest())), [store]);
   return html`<div class="view overview">
-    <h2>Overview</h2>
+    <div class="view-head">
+      <h2>Overview</h2>
+      <${SelectField}
+        label="Charts"
+        name="overviewRange"
+        value=${range}
+        onValue=${setRange}
+        options=${RANGES}
+      />
+    </div>
     ${snapshot === null ? html`<p class="muted">Waiting for the first metrics…</p>` : html`<${Numbers} snapshot=${snapshot} />`}
     <div class="charts">
       <${Chart}
         store=${store}
+        rangeSeconds=${rangeSeconds}
         title="Events per second"
         unit=""
         series=${[{ column: COLUMN.eventsPerSecond, label: 'events/s' }]}
       />
       <${Chart}
         store=${store}
+        rangeSeconds=${rangeSeconds}
         title="Error rate"
         unit="%"
         series=${[{ column: COLUMN.errorRate, label: 'errors %' }]}
       />
       <${Chart}
         store=${store}
+        rangeSeconds=${rangeSeconds}
         title="Latency"
         unit=" ms"
         series=${[
           { column: COLUMN.p50, label: 'p50' },
           { column: COLUMN.p95, label: 'p95' },
-          { column: COLUMN.p99, label: 'p99' },
+          { column: COLUMN.p99, label: 'p99', dash: true },
         ]}
       />
     </div>

@@ -6,4 +6,8 @@ export interface Page<T> {
   readonly totalElements: number;
   readonly first: boolean;
   readonly last: boolean;
+  /** The event search's keyset cursor (issue 34): null on the last page, absent elsewhere. */
+  readonly nextCursor?: string | null;
+  /** false: totalElements is an estimate. */
+  readonly totalElementsExact?: boolean;
 }

@@ -37,6 +37,8 @@ interface TestResult {
 
 type Check =
   | { readonly kind: 'idle' }
+  /** No name typed yet: nothing to check, and nothing wrong yet either. */
+  | { readonly kind: 'unnamed' }
   | { readonly kind: 'result'; readonly result: TestResult }
   | { readonly kind: 'refused'; readonly messages: readonly string[] };
 
@@ -55,7 +57,29 @@ export interface RuleEditorProps {
   readonly session: Session;
   /** null: a new rule. */
   readonly rule: RuleRecord | null;
+  /** A new rule's start (the explorer's "Make a rule from this"): its name and one condition. */
+  readonly prefill?: RulePrefill | null;
   readonly onDone: () => void;
+}
+
+export interface RulePrefill {
+  readonly name: string;
+  readonly metric: string;
+  readonly threshold: string;
+  readonly windowMinutes: string;
+}
+
+/** The prefill in `#/rules?new=1&name=...&metric=...&threshold=...&windowMinutes=...`, or null. */
+export function prefillOfHash(hash: string): RulePrefill | null {
+  const at = hash.indexOf('?');
+  const params = new URLSearchParams(at < 0 ? '' : hash.slice(at + 1));
+  if (params.get('new') !== '1') return null;
+  return {
+    name: params.get('name') ?? '',
+    metric: params.get('metric') ?? 'errorRate',
+    threshold: params.get('threshold') ?? '1',
+    windowMinutes: params.get('windowMinutes') ?? '',
+  };
 }
 
 function messagesOf(error: unknown): string[] {
@@ -64,13 +88,23 @@ function messagesOf(error: unknown): string[] {
   return [describeError(error)];
 }
 
-export function RuleEditor({ session, rule, onDone }: RuleEditorProps): VNode {
-  const [name, setName] = useState(rule?.name ?? '');
+export function RuleEditor({ session, rule, prefill = null, onDone }: RuleEditorProps): VNode {
+  const [name, setName] = useState(rule?.name ?? prefill?.name ?? '');
+  const [nameTouched, setNameTouched] = useState(false);
   const [description, setDescription] = useState(rule?.description ?? '');
   const [ruleType, setRuleType] = useState<RuleType>(rule?.ruleType ?? 'THRESHOLD');
   const [severity, setSeverity] = useState<RuleSeverity>(rule?.severity ?? 'MEDIUM');
   const [root, setRoot] = useState<Draft>(() =>
-    rule === null ? newLeaf() : fromConfig(rule.ruleConfig),
+    rule !== null
+      ? fromConfig(rule.ruleConfig)
+      : prefill === null
+        ? newLeaf()
+        : {
+            ...newLeaf(),
+            metric: prefill.metric,
+            threshold: prefill.threshold,
+            windowMinutes: prefill.windowMinutes,
+          },
   );
   const [channels, setChannels] = useState(rule?.notificationChannels.join(', ') ?? '');
   const [suppression, setSuppression] = useState(String(rule?.suppressionWindowMinutes ?? 30));
@@ -98,8 +132,13 @@ export function RuleEditor({ session, rule, onDone }: RuleEditorProps): VNode {
 
   useEffect(() => {
     // The server would refuse the test with a 400 for the name alone: say it here instead.
+    // Before anything is typed that is no mistake yet: a hint, not an error.
     if (name.trim() === '') {
-      setCheck({ kind: 'refused', messages: ['Give the rule a name to check it'] });
+      setCheck(
+        nameTouched
+          ? { kind: 'refused', messages: ['Give the rule a name to check it'] }
+          : { kind: 'unnamed' },
+      );
       return undefined;
     }
     let current = true;
@@ -144,7 +183,15 @@ export function RuleEditor({ session, rule, onDone }: RuleEditorProps): VNode {
       ${METRIC_SUGGESTIONS.map((m) => html`<option value=${m} />`)}
     </datalist>
     <div class="fields">
-      <${TextField} label="Name" name="name" value=${name} onValue=${setName} />
+      <${TextField}
+        label="Name"
+        name="name"
+        value=${name}
+        onValue=${(v: string) => {
+          setName(v);
+          setNameTouched(true);
+        }}
+      />
       <${SelectField}
         label="Type"
         name="ruleType"
@@ -188,29 +235,43 @@ export function RuleEditor({ session, rule, onDone }: RuleEditorProps): VNode {
       onChange=${touch}
       onWrap=${single || root.kind === 'group' ? undefined : () => setRoot({ kind: 'group', logicalOperator: 'AND', conditions: [root] })}
     />
+    ${
+      // A second condition straight away: the one condition and a new one, ANDed.
+      single || root.kind === 'group'
+        ? ''
+        : html`<button
+            type="button"
+            class="add-condition"
+            onClick=${() => setRoot({ kind: 'group', logicalOperator: 'AND', conditions: [root, newLeaf()] })}
+          >
+            Add condition
+          </button>`
+    }
     <section class="check" aria-live="polite" aria-label="Validation">
       ${
         problems.length > 0
           ? html`<ul class="error validation" role="alert">
               ${problems.map((m) => html`<li>${m}</li>`)}
             </ul>`
-          : result === null
-            ? html`<p class="muted">Checking…</p>`
-            : html`<div class="valid">
-                <p data-valid="true">${result.message}</p>
-                ${
-                  result.simulationResult === null
-                    ? ''
-                    : html`<p>${simulation(result.simulationResult)}</p>`
-                }
-                ${
-                  result.recommendations.length === 0
-                    ? ''
-                    : html`<ul class="muted">
-                        ${result.recommendations.map((r) => html`<li>${r}</li>`)}
-                      </ul>`
-                }
-              </div>`
+          : check.kind === 'unnamed'
+            ? html`<p class="muted" data-unnamed="true">Checks start once the rule has a name.</p>`
+            : result === null
+              ? html`<p class="muted">Checking…</p>`
+              : html`<div class="valid">
+                  <p data-valid="true">${result.message}</p>
+                  ${
+                    result.simulationResult === null
+                      ? ''
+                      : html`<p>${simulation(result.simulationResult)}</p>`
+                  }
+                  ${
+                    result.recommendations.length === 0
+                      ? ''
+                      : html`<ul class="muted">
+                          ${result.recommendations.map((r) => html`<li>${r}</li>`)}
+                        </ul>`
+                  }
+                </div>`
       }
     </section>
     <${Backtest} session=${session} rule=${body} ruleId=${rule?.id ?? null} />

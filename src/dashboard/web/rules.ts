@@ -10,13 +10,14 @@ import { describeError } from './api.ts';
 import { ErrorLine, Table, useLoad } from './fields.ts';
 import { count } from './format.ts';
 import { Backtest } from './backtest.ts';
-import { RuleEditor } from './rule-editor.ts';
+import { prefillOfHash, RuleEditor } from './rule-editor.ts';
+import { RuleState } from './rule-state.ts';
 import { isAdmin, type Session } from './session.ts';
 import type { RuleRecord } from '../../domain/rules/rule.ts';
 import { CONDITION_RULE_TYPES } from '../../domain/rules/rule-types.ts';
 
 type Action = 'enable' | 'disable' | 'archive';
-const HEADERS = ['Name', 'Type', 'Status', 'Severity', 'Last fired (times)', ''];
+const HEADERS = ['Name', 'Type', 'Status', 'State now', 'Severity', 'Last fired (times)', ''];
 
 /** Rules store UTC date-times without a zone (rule.ts). */
 const utc = (value: string | null): string =>
@@ -59,6 +60,7 @@ function RuleRow({ rule, session, onChange, onEdit, onBacktest }: RowProps): VNo
     <td>${rule.name}</td>
     <td>${rule.ruleType}</td>
     <td><span class=${`badge status-${rule.status.toLowerCase()}`}>${rule.status}</span></td>
+    <td><${RuleState} session=${session} rule=${rule} /></td>
     <td><span class=${`badge sev-${rule.severity.toLowerCase()}`}>${rule.severity}</span></td>
     <td>${utc(rule.lastTriggeredAt)} (${count(rule.triggerCount)})</td>
     <td class="row-actions">
@@ -70,16 +72,27 @@ function RuleRow({ rule, session, onChange, onEdit, onBacktest }: RowProps): VNo
 
 export function Rules({ session }: { session: Session }): VNode {
   /** undefined: the list; null: a new rule; a rule: editing it. */
-  const [editing, setEditing] = useState<RuleRecord | null | undefined>(undefined);
+  // The explorer's "Make a rule from this" opens a new rule prefilled (`#/rules?new=1&...`).
+  const [prefill] = useState(() => prefillOfHash(location.hash));
+  const [editing, setEditing] = useState<RuleRecord | null | undefined>(
+    prefill === null ? undefined : null,
+  );
   /** The stored rule whose backtest is open above the list, or null. */
   const [backtesting, setBacktesting] = useState<RuleRecord | null>(null);
   const rules = useLoad(() => session.api.get<RuleRecord[]>('/api/v1/rules'), [session]);
   if (editing !== undefined) {
     const done = (): void => {
       setEditing(undefined);
+      // The prefill was for one editor: a reload shows the list.
+      if (location.hash.includes('?')) history.replaceState(null, '', '#/rules');
       rules.reload();
     };
-    return html`<${RuleEditor} session=${session} rule=${editing} onDone=${done} />`;
+    return html`<${RuleEditor}
+      session=${session}
+      rule=${editing}
+      prefill=${editing === null ? prefill : null}
+      onDone=${done}
+    />`;
   }
   const list = rules.data;
   return html`<div class="view rules">

@@ -242,6 +242,26 @@ export interface AlertResolution {
   readonly resolveExplanation: Explanation | null;
 }
 
+/**
+ * A rule that holds and has not fired (issue 34): published on /topic/alerts as it is, never
+ * stored (no incident exists yet). `reason` says why it waits: its pendingSeconds, or its
+ * suppression window (`suppressedUntil`).
+ */
+export interface RulePending {
+  readonly kind: 'pending';
+  readonly ruleId: number;
+  readonly ruleName: string;
+  readonly severity: RuleSeverity;
+  /** ISO 8601: since when the condition holds. */
+  readonly pendingSince: string;
+  /** ISO 8601, or null when not held by suppression. */
+  readonly suppressedUntil: string | null;
+  readonly reason: string;
+}
+
+/** The /topic/alerts message of a PENDING rule. */
+export type PendingMessage = Omit<RulePending, 'kind'> & { readonly transition: 'PENDING' };
+
 /** What the metrics actor decided about one rule's incident (it posts these to the front). */
 export type AlertTransition =
   | { readonly kind: 'fired'; readonly alert: FiredAlert }

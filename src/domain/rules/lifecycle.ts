@@ -50,6 +50,11 @@ export class RuleLifecycle {
     return this.current;
   }
 
+  /** Since when the condition holds (meaningful only while PENDING). */
+  get pendingSince(): number {
+    return this.since;
+  }
+
   /** When it went FIRING (meaningful only while FIRING). */
   get firedAt(): number {
     return this.since;

@@ -27,7 +27,7 @@ import {
   type PreparedRule,
 } from './evaluator.ts';
 import { conditionText } from './condition-text.ts';
-import type { AlertResolution, DigestDue, FiredAlert } from './alert.ts';
+import type { AlertResolution, DigestDue, FiredAlert, RulePending } from './alert.ts';
 import { explanationText } from './explanation.ts';
 import { RuleLifecycle, type LifecycleState, type LifecycleTimes } from './lifecycle.ts';
 import type { ActiveRule } from './rule.ts';
@@ -60,6 +60,8 @@ export interface RuleRuntimeStatus {
   readonly pattern?: PatternStatus;
   /** ANOMALY rules: their series (learning, history covered, back-fill, last band). */
   readonly anomaly?: AnomalyStatus;
+  /** PENDING: why it waits (pending since ..., suppressed until ...). */
+  readonly reason?: string;
 }
 
 /** What GET /rules/{id}/status and the rule test say of an ACTIVE rule. */
@@ -300,16 +302,49 @@ export class RuleEngine {
   }
 
   /** The runtime status of an ACTIVE rule, or undefined when it is not in the set. */
-  statusOf(ruleId: number): RuleRuntimeStatus | undefined {
+  /** `now`: the time the PENDING reason is told at (without it, no reason). */
+  statusOf(ruleId: number, now?: number): RuleRuntimeStatus | undefined {
     const state = this.stateOf(ruleId);
     if (state === undefined) return undefined;
     const pattern = this.patterns.status(ruleId);
     const anomaly = this.anomalies.get(ruleId)?.status();
+    const pending =
+      state === 'PENDING' && now !== undefined
+        ? this.pending(now).find((p) => p.ruleId === ruleId)
+        : undefined;
     return {
       state,
       ...(pattern === undefined ? {} : { pattern }),
       ...(anomaly === undefined ? {} : { anomaly }),
+      ...(pending === undefined ? {} : { reason: pending.reason }),
     };
+  }
+
+  /**
+   * The rules PENDING at `now` and why (issue 34): waiting out pendingSeconds, or held by the
+   * suppression window of their last incident (they fire once it has passed, if still holding).
+   */
+  pending(now: number): RulePending[] {
+    const out: RulePending[] = [];
+    for (const { rule, lifecycle, throttle } of this.entries) {
+      if (lifecycle.state !== 'PENDING') continue;
+      const since = new Date(lifecycle.pendingSince).toISOString();
+      const until = throttle.suppressedUntil(rule, now);
+      const suppressedUntil = until === null ? null : new Date(until).toISOString();
+      out.push({
+        kind: 'pending',
+        ruleId: rule.id,
+        ruleName: rule.name,
+        severity: rule.severity,
+        pendingSince: since,
+        suppressedUntil,
+        reason:
+          suppressedUntil === null
+            ? `pending since ${since}`
+            : `pending since ${since}, suppressed until ${suppressedUntil} (suppressionWindowMinutes ${rule.suppressionWindowMinutes})`,
+      });
+    }
+    return out;
   }
 
   /**

@@ -39,10 +39,17 @@ export class Throttle {
 
   /** Null when a new incident may fire now, else why suppression holds it back. */
   suppressed(limits: ThrottleLimits, now: number): string | null {
+    const until = this.suppressedUntil(limits, now);
+    if (until === null) return null;
+    return `suppressed until ${new Date(until).toISOString()} (suppressionWindowMinutes ${limits.suppressionWindowMinutes})`;
+  }
+
+  /** Epoch ms at which the suppression window of the last incident ends, or null (none now). */
+  suppressedUntil(limits: ThrottleLimits, now: number): number | null {
     const last = this.last;
     const suppressionMs = limits.suppressionWindowMinutes * 60_000;
     if (last === undefined || suppressionMs <= 0 || now - last >= suppressionMs) return null;
-    return `suppressed until ${new Date(last + suppressionMs).toISOString()} (suppressionWindowMinutes ${limits.suppressionWindowMinutes})`;
+    return last + suppressionMs;
   }
 
   /** Null while the budget has room, else what happens to the next incident. */

@@ -29,6 +29,12 @@ const RuleStatusSchema = Type.Object({
     description:
       "Lifecycle state (LEARNING: an ANOMALY rule without minHistoryMinutes of history, it cannot fire; DEGRADED: cluster mode, a rule that counts events while this instance's view of the cluster's events is incomplete, held without firing or resolving); null when not evaluated",
   }),
+  reason: Type.Optional(
+    Type.String({
+      description:
+        'PENDING only: why it waits (`pending since <ISO>`, and `suppressed until <ISO>` while the suppression window of its last incident holds it)',
+    }),
+  ),
   pattern: Type.Optional(
     Type.Object(
       {
@@ -95,6 +101,7 @@ export const ruleStatusRoutes = (deps: RuleStatusDeps): Route[] => [
           status: rule.status,
           evaluated: runtime !== null,
           state: runtime?.state ?? null,
+          ...(runtime?.reason === undefined ? {} : { reason: runtime.reason }),
           ...(runtime?.pattern === undefined ? {} : { pattern: runtime.pattern }),
           ...(runtime?.anomaly === undefined ? {} : { anomaly: runtime.anomaly }),
         },
