@@ -17,6 +17,9 @@ import { TickTimer } from '../src/instrumentation/tick-timer.ts';
 import { nameThisThread, THREAD_NAMES } from '../src/instrumentation/thread-name.ts';
 import { actorHeap } from '../src/instrumentation/thread-heap.ts';
 import { createLogger } from '../src/log.ts';
+import { connect } from '../src/db/connect.ts';
+import { MetricsCheckpointer } from '../src/metrics-actor/checkpointer.ts';
+import type { RestoredFrom } from '../src/domain/metrics/snapshot/snapshot.ts';
 import {
   assertNever,
   type MetricsActorData,
@@ -46,6 +49,8 @@ const post = (notice: MetricsNotice): void => port.postMessage(notice);
 /** Cluster mode only (the first cluster-view sets it): what the snapshot's `cluster` says. */
 let clusterView: ClusterView | null = null;
 const capFills = new CapFillLog();
+/** Set once the start's restore ran (issue 33): every snapshot says how it began. */
+let restoredFrom: RestoredFrom | undefined;
 const serialise = (): SerialisedSnapshot => {
   const snapshot: MetricsSnapshot = aggregator.snapshot();
   // Once per snapshot, not per event: the fill counts ride on the snapshot anyway.
@@ -53,22 +58,55 @@ const serialise = (): SerialisedSnapshot => {
     const { cap, limit, newFills, totalFills } = notice;
     log.warn({ cap, limit, newFills, totalFills }, capFillMessage(notice));
   }
-  const json = JSON.stringify(
-    clusterView === null ? snapshot : { ...snapshot, cluster: clusterView },
-  );
+  const json = JSON.stringify({
+    ...snapshot,
+    ...(clusterView === null ? {} : { cluster: clusterView }),
+    ...(restoredFrom === undefined ? {} : { restoredFrom }),
+  });
   return { json, gzip: gzipSync(json, { level: 1 }) };
 };
 const publishSnapshot = (): void => post({ type: 'snapshot', snapshot: serialise() });
 
 const engine = new RuleEngine();
+/** Its own connection (issue 33): checkpoints are written and read off the front thread. */
+const checkpointSql =
+  data.checkpoint === null
+    ? null
+    : connect({
+        url: data.checkpoint.databaseUrl,
+        schema: data.checkpoint.schema,
+        max: 1,
+        // A restore's replay reads many pages of one cursor: more than a storage operation's time.
+        queryTimeoutMs: 120_000,
+      });
+const checkpointer =
+  checkpointSql === null || data.checkpoint === null
+    ? null
+    : new MetricsCheckpointer({
+        sql: checkpointSql,
+        owner: data.checkpoint.owner,
+        aggregator,
+        extras: { take: () => null, restore: () => undefined },
+        log,
+        now: Date.now,
+      });
+/** Batches committed while the start's restore runs: counted after it, de-duplicated. */
+let held: MetricsChannelMessage[] | null = checkpointer === null ? null : [];
+const countBatch = (msg: MetricsChannelMessage): void => {
+  const counted = checkpointer === null ? msg.events : checkpointer.count(msg.events, msg.ids);
+  engine.observe(counted);
+};
 const events = new BroadcastChannel(data.metricsChannel);
 events.onmessage = (message: unknown) => {
   const msg = (message as { data: MetricsChannelMessage }).data;
   if (msg.type !== 'events-stored') return;
+  if (held !== null) {
+    held.push(msg);
+    return;
+  }
   // Not caught: a batch that cannot be counted may have been counted in part, and the thread's
-  // supervisor (actors/metrics-actor-client.ts) restarts it from a clean state, the process intact.
-  aggregator.record(msg.events);
-  engine.observe(msg.events);
+  // supervisor (actors/metrics-actor-client.ts) restarts it from the last checkpoint.
+  countBatch(msg);
 };
 
 /**
@@ -83,7 +121,16 @@ const everyPeriod = (job: () => void, what: string) => (): void => {
   }
 };
 
-const refresh = setInterval(everyPeriod(publishSnapshot, 'snapshot'), data.refreshMs);
+let refresh: NodeJS.Timeout | undefined;
+let checkpoints: NodeJS.Timeout | undefined;
+/** A failed write is logged; the next period (or the stop) writes the state again. */
+const writeCheckpoint = async (why: string): Promise<void> => {
+  try {
+    await checkpointer?.write();
+  } catch (error) {
+    log.error({ err: error, why }, 'metrics checkpoint write failed; the next one retries');
+  }
+};
 
 const tickTimer = new TickTimer(data.evaluationCpuStats);
 /**
@@ -190,9 +237,13 @@ port.on('message', (command: MetricsCommand) => {
     switch (command.type) {
       case 'reset': {
         aggregator.reset();
+        checkpointer?.reset();
         const snapshot = serialise();
         post({ type: 'snapshot', snapshot });
-        post({ type: 'reply', requestId, result: { ok: true, value: snapshot } });
+        // Answered once the reset state is checkpointed: a restart after the answer keeps it.
+        void writeCheckpoint('reset').then(() =>
+          post({ type: 'reply', requestId, result: { ok: true, value: snapshot } }),
+        );
         return;
       }
       case 'test-rule': {
@@ -274,10 +325,16 @@ port.on('message', (command: MetricsCommand) => {
       case 'stop':
         clearInterval(refresh);
         clearInterval(evaluation);
-        events.close();
+        clearInterval(checkpoints);
         tickTimer.close();
-        post({ type: 'reply', requestId, result: { ok: true, value: null } });
-        port.close();
+        // The last checkpoint holds everything counted; batches after it are replayed at start.
+        void writeCheckpoint('stop')
+          .then(() => checkpointSql?.end({ timeout: 1 }))
+          .finally(() => {
+            events.close();
+            post({ type: 'reply', requestId, result: { ok: true, value: null } });
+            port.close();
+          });
         return;
       default:
         assertNever(command);
@@ -289,5 +346,22 @@ port.on('message', (command: MetricsCommand) => {
   }
 });
 
-publishSnapshot();
-post({ type: 'ready' });
+/**
+ * Restores the last checkpoint and replays what was committed after it before the first
+ * snapshot (issue 33), then counts the batches held meanwhile; ready only then.
+ */
+const start = async (): Promise<void> => {
+  if (checkpointer !== null) {
+    restoredFrom = await checkpointer.restore();
+    const waiting = held ?? [];
+    held = null;
+    for (const msg of waiting) countBatch(msg);
+  }
+  publishSnapshot();
+  refresh = setInterval(everyPeriod(publishSnapshot, 'snapshot'), data.refreshMs);
+  if (checkpointer !== null && data.checkpoint !== null && data.checkpoint.intervalMs > 0) {
+    checkpoints = setInterval(() => void writeCheckpoint('period'), data.checkpoint.intervalMs);
+  }
+  post({ type: 'ready' });
+};
+void start();

@@ -84,12 +84,15 @@ cluster?.channel.unref();
  */
 const STORED_FLUSH_MS = 50;
 let stored: MetricEvent[] = [];
+/** The stored id of each of `stored` (the metrics checkpoint's high-water mark, issue 33). */
+let storedIds: number[] = [];
 let flushTimer: NodeJS.Timeout | undefined;
 
 const flushStored = (): void => {
   flushTimer = undefined;
-  const message: MetricsChannelMessage = { type: 'events-stored', events: stored };
+  const message: MetricsChannelMessage = { type: 'events-stored', events: stored, ids: storedIds };
   stored = [];
+  storedIds = [];
   metrics.postMessage(message);
 };
 
@@ -145,12 +148,15 @@ export const insertEvents: StorageHandlers['insertEvents'] = async ({ events: ba
       ? idempotency.insertKeyedEvents(sql, batch, writtenAt)
       : events.insertEvents(sql, batch, writtenAt),
   );
-  if (result.ok) committed(storedMetrics(batch, result.value, writtenAt, detail === true));
+  if (result.ok)
+    committed(storedMetrics(batch, result.value, writtenAt, detail === true), result.value);
   return result;
 };
 
-function committed(metricEvents: readonly MetricEvent[]): void {
+/** `outcomes`: the batch's, whose numbers are the ids of `metricEvents`, in order. */
+function committed(metricEvents: readonly MetricEvent[], outcomes: readonly InsertOutcome[]): void {
   for (const metric of metricEvents) stored.push(metric);
+  for (const outcome of outcomes) if (typeof outcome === 'number') storedIds.push(outcome);
   flushTimer ??= setTimeout(flushStored, STORED_FLUSH_MS);
   scheduleFold();
 }
@@ -172,7 +178,7 @@ async function insertOutboxedEvents(
   );
   let notice: BatchNotice;
   if (result.ok) {
-    committed(result.value.stored);
+    committed(result.value.stored, result.value.outcomes);
     notice = { type: 'batch-committed', seq, payload: result.value.payload };
   } else notice = { type: 'batch-failed', seq };
   link.channel.postMessage(notice);

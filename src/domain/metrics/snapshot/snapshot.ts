@@ -93,6 +93,21 @@ export interface MetricsSnapshot {
   readonly limits: MetricsCapsUsage;
   /** Cluster mode only (NATS_URL set): whose batches these figures count, and if all of them. */
   readonly cluster?: ClusterView;
+  /** Not in spec 2.10: how this actor's metrics were restored when it started (issue 33). */
+  readonly restoredFrom?: RestoredFrom;
+}
+
+/**
+ * The metrics actor's start: the checkpoint it loaded (null: none could be used, see `rebuilt`)
+ * and how many stored events it replayed after that checkpoint's mark before its first snapshot.
+ */
+export interface RestoredFrom {
+  /** Epoch ms the checkpoint was taken at; null when none was loaded. */
+  readonly checkpointAt: number | null;
+  readonly replayedEvents: number;
+  /** Why no checkpoint was used (missing, corrupt, unknown format...), the counts rebuilt from
+   * the stored events of the last `rebuiltMinutes`; absent when one was. */
+  readonly rebuilt?: { readonly reason: string; readonly rebuiltMinutes: number };
 }
 
 /** One minute; the last point is the current, partial minute. */
