@@ -12,6 +12,7 @@ import { CapFillLog, capFillMessage } from '../src/domain/metrics/cap-fill-log.t
 import type { MetricsSnapshot } from '../src/domain/metrics/snapshot/snapshot.ts';
 import type { AlertResolution, AlertTransition, DigestDue } from '../src/domain/rules/alert.ts';
 import { RuleEngine } from '../src/domain/rules/rule-engine.ts';
+import { restoreEngineState, takeEngineState } from '../src/domain/rules/engine-state.ts';
 import { testRule } from '../src/domain/rules/rule-test.ts';
 import { TickTimer } from '../src/instrumentation/tick-timer.ts';
 import { nameThisThread, THREAD_NAMES } from '../src/instrumentation/thread-name.ts';
@@ -68,6 +69,11 @@ const serialise = (): SerialisedSnapshot => {
 const publishSnapshot = (): void => post({ type: 'snapshot', snapshot: serialise() });
 
 const engine = new RuleEngine();
+/**
+ * The rule lifecycles of the checkpoint restored at start, until the first set-rules (the rules
+ * come from the front after ready): restored into the rules of the same id and version then.
+ */
+let savedRules: unknown = null;
 /** Its own connection (issue 33): checkpoints are written and read off the front thread. */
 const checkpointSql =
   data.checkpoint === null
@@ -86,7 +92,12 @@ const checkpointer =
         sql: checkpointSql,
         owner: data.checkpoint.owner,
         aggregator,
-        extras: { take: () => null, restore: () => undefined },
+        extras: {
+          take: () => takeEngineState(engine),
+          restore: (saved) => {
+            savedRules = saved;
+          },
+        },
         log,
         now: Date.now,
       });
@@ -263,6 +274,12 @@ port.on('message', (command: MetricsCommand) => {
           evaluating = true;
         }
         resolveLeft([...engine.setRules(command.rules, Date.now()), ...command.orphans]);
+        if (savedRules !== null) {
+          // A new rule leader takes the lifecycles from the stored alerts (forget above) instead.
+          const restored = command.lead ? 0 : restoreEngineState(engine, savedRules);
+          log.info({ restored }, 'rule lifecycles restored from the checkpoint');
+          savedRules = null;
+        }
         watchProducers();
         askBackfills();
         post({ type: 'reply', requestId, result: { ok: true, value: ruleSetReply() } });
