@@ -170,9 +170,14 @@ export class MetricsCheckpointer {
     this.recent = replayed;
     this.recentUntil = this.options.now() + MARK_OVERLAP_MS;
     log.info({ checkpointAt, replayedEvents, reason }, 'metrics restored');
+    const restored = {
+      checkpointAt: checkpointAt === null ? null : new Date(checkpointAt).toISOString(),
+      replayedEvents,
+      restoredAt: new Date(this.options.now()).toISOString(),
+    };
     return reason === null
-      ? { checkpointAt, replayedEvents }
-      : { checkpointAt, replayedEvents, rebuilt: { reason, rebuiltMinutes: REBUILD_MINUTES } };
+      ? restored
+      : { ...restored, rebuilt: { reason, rebuiltMinutes: REBUILD_MINUTES } };
   }
 
   /** Takes and writes a checkpoint; one write at a time (a period that finds one running waits). */

@@ -37,8 +37,9 @@ export interface MetricsSnapshotBody {
   readonly timeWindows: { last1Hour: { events: number } };
   readonly topUsers: { userId: string; eventCount: number }[];
   readonly restoredFrom?: {
-    checkpointAt: number | null;
+    checkpointAt: string | null;
     replayedEvents: number;
+    restoredAt: string;
     rebuilt?: { reason: string };
   };
 }

@@ -102,11 +102,15 @@ export interface MetricsSnapshot {
  * and how many stored events it replayed after that checkpoint's mark before its first snapshot.
  */
 export interface RestoredFrom {
-  /** Epoch ms the checkpoint was taken at; null when none was loaded. */
-  readonly checkpointAt: number | null;
+  /** When the checkpoint was taken (ISO 8601); null when none was loaded. */
+  readonly checkpointAt: string | null;
   readonly replayedEvents: number;
-  /** Why no checkpoint was used (missing, corrupt, unknown format...), the counts rebuilt from
-   * the stored events of the last `rebuiltMinutes`; absent when one was. */
+  /** When this actor finished its restore and published its first snapshot (ISO 8601). */
+  readonly restoredAt: string;
+  /**
+   * Why no checkpoint was used (missing, corrupt, another format or other caps): the counts were
+   * rebuilt from the stored events of the last `rebuiltMinutes`. Absent when one was used.
+   */
   readonly rebuilt?: { readonly reason: string; readonly rebuiltMinutes: number };
 }
 
