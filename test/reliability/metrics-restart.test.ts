@@ -6,6 +6,7 @@ import { testDatabaseUrl } from '../support/database.ts';
 import {
   decidedTopUsers,
   runMetricsRestart,
+  runResetRestart,
   type RestartFault,
 } from '../support/reliability/metrics-restart.ts';
 
@@ -39,3 +40,13 @@ for (const fault of ['SIGTERM', 'kill -9'] as const satisfies readonly RestartFa
     t.same(decidedTopUsers(seen, expected), expected.topUsers, 'top users');
   });
 }
+
+void t.test('a reset survives kill -9: only the events after it are counted', async (t) => {
+  const { beforeFault, afterRestart } = await runResetRestart(testDatabaseUrl());
+  t.equal(beforeFault.summary.totalEvents, 30, 'before the kill: the 30 after the reset');
+  t.match(afterRestart.restoredFrom, { replayedEvents: 30 }, 'the checkpoint of the reset');
+  t.ok(afterRestart.restoredFrom?.checkpointAt, 'a checkpoint was loaded');
+  t.equal(afterRestart.summary.totalEvents, 30, 'after the restart: still the 30');
+  t.same(afterRestart.eventsByType, { 'after.reset': 30 });
+  t.equal(afterRestart.summary.uniqueUsers, 3);
+});

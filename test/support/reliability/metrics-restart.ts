@@ -192,3 +192,56 @@ export async function runMetricsRestart(options: RestartOptions): Promise<Restar
     await db.cleanup();
   }
 }
+
+/** POSTs `n` events of `eventType` in one batch; answers their ids (all must be accepted). */
+export async function postBatch(proc: ServerProcess, eventType: string, n: number): Promise<void> {
+  const res = await fetch(`${proc.url}/api/v1/events/batch`, {
+    method: 'POST',
+    headers: { ...keyHeaders(), 'content-type': 'application/json' },
+    body: JSON.stringify(
+      Array.from({ length: n }, (_, i) => ({ eventType, source: 'reset', userId: `u${i % 3}` })),
+    ),
+  });
+  if (res.status !== 202) throw new Error(`batch answered ${res.status}: ${await res.text()}`);
+  await res.arrayBuffer();
+}
+
+export async function resetMetricsOf(proc: ServerProcess): Promise<void> {
+  const res = await fetch(`${proc.url}/api/v1/metrics/reset`, {
+    method: 'POST',
+    headers: keyHeaders(),
+  });
+  if (res.status !== 200) throw new Error(`reset answered ${res.status}`);
+  await res.arrayBuffer();
+}
+
+export interface ResetRestartResult {
+  readonly beforeFault: MetricsSnapshotBody;
+  readonly afterRestart: MetricsSnapshotBody;
+}
+
+/**
+ * Events, a reset, more events, then kill -9 with no periodic checkpoint (0): the one the reset
+ * wrote is all there is; the restart must count the events after the reset, exactly.
+ */
+export async function runResetRestart(databaseUrl: string): Promise<ResetRestartResult> {
+  const db = externalDatabase(databaseUrl);
+  const port = await freePort();
+  const env = { ...db.env, METRICS_CHECKPOINT_SECONDS: '0', METRICS_REFRESH_MS: '100' };
+  try {
+    const first = await spawnVigil({ port, env, name: 'vigil#1' });
+    await postBatch(first, 'before.reset', 50);
+    await metricsCounting(first, 50);
+    await resetMetricsOf(first);
+    await postBatch(first, 'after.reset', 30);
+    const beforeFault = await metricsCounting(first, 30);
+    first.signalGroup('SIGKILL');
+    await first.exited;
+    const second = await spawnVigil({ port, env, name: 'vigil#2', readyTimeoutMs: 60_000 });
+    const afterRestart = await readMetrics(second);
+    await stopServer(second);
+    return { beforeFault, afterRestart };
+  } finally {
+    await db.cleanup();
+  }
+}
