@@ -82,8 +82,9 @@ const checkpointSql =
         url: data.checkpoint.databaseUrl,
         schema: data.checkpoint.schema,
         max: 1,
-        // A restore's replay reads many pages of one cursor: more than a storage operation's time.
-        queryTimeoutMs: 120_000,
+        // Per statement: each page of a restore's replay is one; a write (at a reset or a stop,
+        // which wait for it) fails after this while PostgreSQL is unreachable, and is retried.
+        queryTimeoutMs: 10_000,
       });
 const checkpointer =
   checkpointSql === null || data.checkpoint === null
