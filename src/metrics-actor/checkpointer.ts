@@ -148,15 +148,19 @@ export class MetricsCheckpointer {
       // What is rebuilt runs from `from`: a later mark never starts after it.
       this.counted.reset(from);
     }
-    const replayed = new Set(counted);
+    // A live batch may repeat only events committed just before the replay's read: received
+    // within the overlap before now. Only those ids are kept for it (a rebuild replays an hour).
+    const recentFrom = this.options.now() - MARK_OVERLAP_MS;
+    const recent = new Set(counted);
     let replayedEvents = 0;
     try {
       await replayStoredEvents(sql, from, (events, ids) => {
         const fresh: MetricEvent[] = [];
         const freshIds: number[] = [];
         for (let i = 0; i < events.length; i++) {
-          if (replayed.has(ids[i]!)) continue;
-          replayed.add(ids[i]!);
+          // The cursor reads each row once: only the checkpoint's ids can repeat.
+          if (counted.has(ids[i]!)) continue;
+          if (events[i]!.receivedAt >= recentFrom) recent.add(ids[i]!);
           fresh.push(events[i]!);
           freshIds.push(ids[i]!);
         }
@@ -167,7 +171,7 @@ export class MetricsCheckpointer {
     } catch (error) {
       log.error({ err: error }, 'replaying stored events after the checkpoint failed');
     }
-    this.recent = replayed;
+    this.recent = recent;
     this.recentUntil = this.options.now() + MARK_OVERLAP_MS;
     log.info({ checkpointAt, replayedEvents, reason }, 'metrics restored');
     const restored = {

@@ -38,9 +38,10 @@ export class CountedEvents {
   /** `since`: the start or reset of the state these events are counted in. */
   constructor(private since: number) {}
 
-  /** Hot path: `ids[i]` is the stored id of `receivedAt[i]`'s event. */
+  /** Hot path: the stored id of a counted event and its receivedAt. */
   add(id: number, receivedAt: number): void {
-    if (this.size === this.ids.length) this.grow();
+    // Pruned before growing: without timed checkpoints the arrays hold the overlap's events only.
+    if (this.size === this.ids.length && this.prune() > this.ids.length / 2) this.grow();
     this.ids[this.size] = id;
     this.at[this.size] = receivedAt;
     this.size++;
@@ -56,7 +57,18 @@ export class CountedEvents {
 
   /** The mark of what is counted now; forgets the events before its `from`. */
   mark(): CountedMark {
+    this.prune();
+    return { from: this.from(), ids: this.ids.slice(0, this.size) };
+  }
+
+  private from(): number {
     const from = Math.max(this.since, this.newest - MARK_OVERLAP_MS);
+    return Number.isFinite(from) ? from : this.since;
+  }
+
+  /** Forgets the events before the mark's `from`; answers how many are kept. */
+  private prune(): number {
+    const from = this.from();
     let kept = 0;
     for (let i = 0; i < this.size; i++) {
       if (!(this.at[i]! >= from)) continue;
@@ -65,7 +77,7 @@ export class CountedEvents {
       kept++;
     }
     this.size = kept;
-    return { from: Number.isFinite(from) ? from : this.since, ids: this.ids.slice(0, kept) };
+    return kept;
   }
 
   /** After a restore: what the checkpoint counted is counted (its `from` and ids). */

@@ -115,3 +115,14 @@ void t.test('the mark keeps the ids of the overlap and replays from before them'
   t.same(counted.mark(), { from: T0 + 3 * MINUTE, ids: new Float64Array(0) });
   t.end();
 });
+
+void t.test('without a mark taken, what is kept stays within the overlap', (t) => {
+  const counted = new CountedEvents(T0);
+  // An hour at 100 events/s: far more than the 1024 first slots, never a mark.
+  for (let i = 0; i < 360_000; i++) counted.add(i, T0 + i * 10);
+  const mark = counted.mark();
+  t.equal(mark.from, T0 + 359_999 * 10 - MINUTE);
+  t.equal(mark.ids.length, 6001, 'the last minute only (both ends)');
+  t.equal(mark.ids[0], 359_999 - 6000);
+  t.end();
+});
