@@ -116,6 +116,7 @@ export class MetricsCheckpointer {
    */
   async restore(): Promise<RestoredFrom> {
     const { sql, owner, aggregator, log } = this.options;
+    const started = performance.now();
     let checkpointAt: number | null = null;
     let reason: string | null = null;
     let from = this.options.now() - REBUILD_MINUTES * 60_000;
@@ -173,11 +174,13 @@ export class MetricsCheckpointer {
     }
     this.recent = recent;
     this.recentUntil = this.options.now() + MARK_OVERLAP_MS;
-    log.info({ checkpointAt, replayedEvents, reason }, 'metrics restored');
+    const restoreMs = Math.round(performance.now() - started);
+    log.info({ checkpointAt, replayedEvents, restoreMs, reason }, 'metrics restored');
     const restored = {
       checkpointAt: checkpointAt === null ? null : new Date(checkpointAt).toISOString(),
       replayedEvents,
       restoredAt: new Date(this.options.now()).toISOString(),
+      restoreMs,
     };
     return reason === null
       ? restored

@@ -92,6 +92,7 @@ export const SnapshotSchema = strict({
       checkpointAt: Type.Union([Instant, Type.Null()]),
       replayedEvents: Count,
       restoredAt: Instant,
+      restoreMs: Count,
       rebuilt: Type.Optional(strict({ reason: Type.String(), rebuiltMinutes: Count })),
     }),
   ),

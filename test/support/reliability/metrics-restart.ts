@@ -40,6 +40,7 @@ export interface MetricsSnapshotBody {
     checkpointAt: string | null;
     replayedEvents: number;
     restoredAt: string;
+    restoreMs: number;
     rebuilt?: { reason: string };
   };
 }

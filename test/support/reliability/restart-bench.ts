@@ -18,6 +18,8 @@ export interface ReplayRun {
   readonly replayedEvents: number;
   /** From the spawn of the restarted process to its first healthy answer (its snapshot is ready). */
   readonly startMs: number;
+  /** The actor's restore alone: load, decode, replay (restoredFrom.restoreMs). */
+  readonly restoreMs: number;
   /** Its first snapshot counts every event. */
   readonly exact: boolean;
 }
@@ -61,6 +63,7 @@ export async function runReplay(
       events,
       replayedEvents: metrics.restoredFrom?.replayedEvents ?? -1,
       startMs,
+      restoreMs: metrics.restoredFrom?.restoreMs ?? -1,
       exact: metrics.summary.totalEvents === events,
     };
   } finally {

@@ -107,6 +107,8 @@ export interface RestoredFrom {
   readonly replayedEvents: number;
   /** When this actor finished its restore and published its first snapshot (ISO 8601). */
   readonly restoredAt: string;
+  /** How long the restore took, ms: loading, decoding, and replaying the events after the mark. */
+  readonly restoreMs: number;
   /**
    * Why no checkpoint was used (missing, corrupt, another format or other caps): the counts were
    * rebuilt from the stored events of the last `rebuiltMinutes`. Absent when one was used.
