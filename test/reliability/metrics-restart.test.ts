@@ -20,6 +20,8 @@ for (const fault of ['SIGTERM', 'kill -9'] as const satisfies readonly RestartFa
       connections: 4,
       requestsPerSecond: 200,
       faultAtAcked: 2500,
+      withRule: fault === 'kill -9',
+      env: { RULE_EVALUATION_MS: '200' },
     });
     t.comment(
       `acked ${result.acked} (${result.ackedBeforeFault} before the ${fault}), ` +
@@ -38,6 +40,13 @@ for (const fault of ['SIGTERM', 'kill -9'] as const satisfies readonly RestartFa
     t.equal(seen.lastHourEvents, expected.lastHourEvents, 'the last hour');
     t.equal(seen.uniqueUsers, expected.uniqueUsers, 'unique users (below the cap: exact)');
     t.same(decidedTopUsers(seen, expected), expected.topUsers, 'top users');
+    if (result.rule !== null) {
+      t.same(
+        result.rule,
+        { state: 'FIRING', alerts: 1, firingAlerts: 1 },
+        'the rule FIRING before the kill is FIRING after it, with its one incident',
+      );
+    }
   });
 }
 

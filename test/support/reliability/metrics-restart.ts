@@ -134,6 +134,18 @@ export interface RestartOptions {
   /** The fault comes once this many events are acknowledged (after a checkpoint or two). */
   readonly faultAtAcked: number;
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * Also a THRESHOLD rule on the error rate (10 % of the events are errors): FIRING before the
+   * fault; after it, the result says its state and its alerts.
+   */
+  readonly withRule?: boolean;
+}
+
+export interface RuleAfterRestart {
+  readonly state: string;
+  /** Its alerts (incidents), all of them: one means no duplicate. */
+  readonly alerts: number;
+  readonly firingAlerts: number;
 }
 
 export interface RestartResult {
@@ -142,6 +154,39 @@ export interface RestartResult {
   readonly restoredFrom: MetricsSnapshotBody['restoredFrom'];
   readonly ackedBeforeFault: number;
   readonly acked: number;
+  readonly rule: RuleAfterRestart | null;
+}
+
+async function api(proc: ServerProcess, path: string, body?: unknown): Promise<unknown> {
+  const res = await fetch(`${proc.url}${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { ...keyHeaders(), 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${path}: ${res.status} ${text}`);
+  return JSON.parse(text) as unknown;
+}
+
+const alertsOf = async (proc: ServerProcess, ruleId: number): Promise<{ state: string }[]> =>
+  (
+    (await api(proc, `/api/v1/alerts?size=100&ruleId=${ruleId}`)) as {
+      content: { state: string }[];
+    }
+  ).content;
+
+const ticksOf = async (proc: ServerProcess): Promise<number> =>
+  ((await api(proc, '/api/v1/rules/evaluation-stats?last=1')) as { ticks: number }).ticks;
+
+/** Polls until `ready`, at most `timeoutMs`; throws with `what` then. */
+async function until<T>(read: () => Promise<T>, ready: (v: T) => boolean, what: string) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const value = await read();
+    if (ready(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
 }
 
 export async function runMetricsRestart(options: RestartOptions): Promise<RestartResult> {
@@ -153,6 +198,21 @@ export async function runMetricsRestart(options: RestartOptions): Promise<Restar
   const env = { ...db.env, METRICS_CHECKPOINT_SECONDS: '1', ...options.env };
   try {
     const first = await spawnVigil({ port, env, name: 'vigil#1' });
+    let ruleId: number | null = null;
+    if (options.withRule === true) {
+      const rule = (await api(first, '/api/v1/rules', {
+        name: 'errors over 5 %',
+        ruleType: 'THRESHOLD',
+        ruleConfig: {
+          metric: 'errorRate',
+          operator: 'GREATER_THAN',
+          threshold: 5,
+          windowMinutes: 5,
+        },
+        severity: 'HIGH',
+      })) as { id: number };
+      ruleId = rule.id;
+    }
     const load = startIngestLoad({
       url: first.url,
       connections: options.connections,
@@ -165,6 +225,14 @@ export async function runMetricsRestart(options: RestartOptions): Promise<Restar
     });
     while (load.acked() < options.faultAtAcked && load.settled() < options.events) await sleep(2);
     const ackedBeforeFault = load.acked();
+    if (ruleId !== null) {
+      const id = ruleId;
+      await until(
+        () => alertsOf(first, id),
+        (alerts) => alerts.length > 0,
+        'the rule to fire',
+      );
+    }
     let postgresPids: number[] = [];
     if (db.pgDataDir !== null) {
       const pid = postmasterPid(db.pgDataDir);
@@ -181,6 +249,23 @@ export async function runMetricsRestart(options: RestartOptions): Promise<Restar
     const report = await load.done;
     const expected = await expectedFigures(db.sql, 10);
     const metrics = await metricsCounting(second, expected.totalEvents);
+    let rule: RuleAfterRestart | null = null;
+    if (ruleId !== null) {
+      // Ten evaluations after the restored snapshot: a duplicate would have fired by then.
+      const ticks = await ticksOf(second);
+      await until(
+        () => ticksOf(second),
+        (now) => now >= ticks + 10,
+        '10 evaluations',
+      );
+      const status = (await api(second, `/api/v1/rules/${ruleId}/status`)) as { state: string };
+      const alerts = await alertsOf(second, ruleId);
+      rule = {
+        state: status.state,
+        alerts: alerts.length,
+        firingAlerts: alerts.filter((a) => a.state === 'FIRING').length,
+      };
+    }
     await stopServer(second);
     return {
       seen: figuresOf(metrics),
@@ -188,6 +273,7 @@ export async function runMetricsRestart(options: RestartOptions): Promise<Restar
       restoredFrom: metrics.restoredFrom,
       ackedBeforeFault,
       acked: report.acked,
+      rule,
     };
   } finally {
     await db.cleanup();
