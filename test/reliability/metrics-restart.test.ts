@@ -6,6 +6,7 @@ import { testDatabaseUrl } from '../support/database.ts';
 import {
   decidedTopUsers,
   runMetricsRestart,
+  runBadCheckpointRestart,
   runResetRestart,
   type RestartFault,
 } from '../support/reliability/metrics-restart.ts';
@@ -59,3 +60,18 @@ void t.test('a reset survives kill -9: only the events after it are counted', as
   t.same(afterRestart.eventsByType, { 'after.reset': 30 });
   t.equal(afterRestart.summary.uniqueUsers, 3);
 });
+
+void t.test(
+  'a corrupt or unknown checkpoint: logged, the last hour rebuilt, never a refusal',
+  async (t) => {
+    const future = Buffer.from('VGMC\u0000\u0000\u0000\u0063rest', 'latin1');
+    for (const [what, body, reason] of [
+      ['garbage', Buffer.from('not a checkpoint'), /no VGMC header/],
+      ['an unknown format', future, /unknown checkpoint format 99/],
+    ] as const) {
+      const metrics = await runBadCheckpointRestart(testDatabaseUrl(), body);
+      t.match(metrics.restoredFrom, { checkpointAt: null, rebuilt: { reason } }, `${what}: said`);
+      t.equal(metrics.summary.totalEvents, 40, `${what}: the stored events counted again`);
+    }
+  },
+);

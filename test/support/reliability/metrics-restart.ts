@@ -332,3 +332,29 @@ export async function runResetRestart(databaseUrl: string): Promise<ResetRestart
     await db.cleanup();
   }
 }
+
+/**
+ * Events, a stop (its checkpoint), the checkpoint's bytes overwritten with `body`, a start: the
+ * actor logs it and counts the stored events of the last hour again.
+ */
+export async function runBadCheckpointRestart(
+  databaseUrl: string,
+  body: Buffer,
+): Promise<MetricsSnapshotBody> {
+  const db = externalDatabase(databaseUrl);
+  const port = await freePort();
+  const env = { ...db.env, METRICS_CHECKPOINT_SECONDS: '0' };
+  try {
+    const first = await spawnVigil({ port, env, name: 'vigil#1' });
+    await postBatch(first, 'stored', 40);
+    await metricsCounting(first, 40);
+    await stopServer(first);
+    await db.sql`UPDATE metrics_checkpoints SET body = ${body}`;
+    const second = await spawnVigil({ port, env, name: 'vigil#2', readyTimeoutMs: 60_000 });
+    const metrics = await readMetrics(second);
+    await stopServer(second);
+    return metrics;
+  } finally {
+    await db.cleanup();
+  }
+}
