@@ -61,17 +61,13 @@ void t.test('a reset survives kill -9: only the events after it are counted', as
   t.equal(afterRestart.summary.uniqueUsers, 3);
 });
 
-void t.test(
-  'a corrupt or unknown checkpoint: logged, the last hour rebuilt, never a refusal',
-  async (t) => {
-    const future = Buffer.from('VGMC\u0000\u0000\u0000\u0063rest', 'latin1');
-    for (const [what, body, reason] of [
-      ['garbage', Buffer.from('not a checkpoint'), /no VGMC header/],
-      ['an unknown format', future, /unknown checkpoint format 99/],
-    ] as const) {
-      const metrics = await runBadCheckpointRestart(testDatabaseUrl(), body);
-      t.match(metrics.restoredFrom, { checkpointAt: null, rebuilt: { reason } }, `${what}: said`);
-      t.equal(metrics.summary.totalEvents, 40, `${what}: the stored events counted again`);
-    }
-  },
-);
+void t.test('a checkpoint of an unknown format: logged, the last hour rebuilt', async (t) => {
+  // Garbage and cut records are refused the same way (test/domain/metrics/checkpoint).
+  const future = Buffer.from('VGMC\u0000\u0000\u0000\u0063rest', 'latin1');
+  const metrics = await runBadCheckpointRestart(testDatabaseUrl(), future);
+  t.match(metrics.restoredFrom, {
+    checkpointAt: null,
+    rebuilt: { reason: /unknown checkpoint format 99/ },
+  });
+  t.equal(metrics.summary.totalEvents, 40, 'the stored events counted again, never a refusal');
+});
