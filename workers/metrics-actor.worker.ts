@@ -105,6 +105,8 @@ const checkpointer =
 /** Batches committed while the start's restore runs: counted after it, de-duplicated. */
 let held: MetricsChannelMessage[] | null = checkpointer === null ? null : [];
 const countBatch = (msg: MetricsChannelMessage): void => {
+  if (checkpointer === null) aggregator.record(msg.events);
+  // The checkpointer records them, minus those a restore counted already.
   const counted = checkpointer === null ? msg.events : checkpointer.count(msg.events, msg.ids);
   engine.observe(counted);
 };
