@@ -11,7 +11,12 @@ import {
   restoreAggregator,
   sameLimits,
 } from '../domain/metrics/checkpoint/aggregator-checkpoint.ts';
-import { CountedEvents, MARK_OVERLAP_MS } from '../domain/metrics/checkpoint/counted-mark.ts';
+import {
+  CountedEvents,
+  MARK_OVERLAP_MS,
+  markHas,
+  type CountedMark,
+} from '../domain/metrics/checkpoint/counted-mark.ts';
 import {
   CHECKPOINT_FORMAT,
   decodeCheckpoint,
@@ -120,7 +125,7 @@ export class MetricsCheckpointer {
     let checkpointAt: number | null = null;
     let reason: string | null = null;
     let from = this.options.now() - REBUILD_MINUTES * 60_000;
-    let counted: ReadonlySet<number> = new Set();
+    let counted: CountedMark | null = null;
     try {
       const stored = await loadCheckpoint(sql, owner);
       if (stored === null) reason = 'no checkpoint';
@@ -136,7 +141,7 @@ export class MetricsCheckpointer {
           this.counted.restore(content.mark, aggregator.since);
           checkpointAt = content.takenAt;
           from = content.mark.from;
-          counted = new Set(content.mark.ids);
+          counted = content.mark;
         }
       }
     } catch (error) {
@@ -152,7 +157,8 @@ export class MetricsCheckpointer {
     // A live batch may repeat only events committed just before the replay's read: received
     // within the overlap before now. Only those ids are kept for it (a rebuild replays an hour).
     const recentFrom = this.options.now() - MARK_OVERLAP_MS;
-    const recent = new Set(counted);
+    const recent = new Set<number>();
+    const mark = counted;
     let replayedEvents = 0;
     try {
       await replayStoredEvents(sql, from, (events, ids) => {
@@ -160,7 +166,7 @@ export class MetricsCheckpointer {
         const freshIds: number[] = [];
         for (let i = 0; i < events.length; i++) {
           // The cursor reads each row once: only the checkpoint's ids can repeat.
-          if (counted.has(ids[i]!)) continue;
+          if (mark !== null && markHas(mark, ids[i]!)) continue;
           if (events[i]!.receivedAt >= recentFrom) recent.add(ids[i]!);
           fresh.push(events[i]!);
           freshIds.push(ids[i]!);

@@ -71,7 +71,7 @@ const isContent = (value: unknown): value is CheckpointContent => {
     typeof c.mark === 'object' &&
     c.mark !== null &&
     typeof c.mark.from === 'number' &&
-    c.mark.ids instanceof Float64Array &&
+    c.mark.ranges instanceof Float64Array &&
     typeof c.aggregator === 'object'
   );
 };

@@ -4,7 +4,11 @@ import {
   aggregatorToPlain,
   restoreAggregator,
 } from '../../../../src/domain/metrics/checkpoint/aggregator-checkpoint.ts';
-import { CountedEvents } from '../../../../src/domain/metrics/checkpoint/counted-mark.ts';
+import {
+  CountedEvents,
+  idsOf,
+  markHas,
+} from '../../../../src/domain/metrics/checkpoint/counted-mark.ts';
 import {
   decodeCheckpoint,
   encodeCheckpoint,
@@ -110,9 +114,9 @@ void t.test('the mark keeps the ids of the overlap and replays from before them'
   counted.add(2, T0 + 2 * MINUTE + SECOND); // committed after 3
   const mark = counted.mark();
   t.equal(mark.from, T0 + MINUTE + SECOND, 'newest receivedAt minus the overlap');
-  t.same([...mark.ids], [3, 2]);
+  t.same([...mark.ranges], [2, 3], 'ids 2 and 3: one run');
   counted.reset(T0 + 3 * MINUTE);
-  t.same(counted.mark(), { from: T0 + 3 * MINUTE, ids: new Float64Array(0) });
+  t.same(counted.mark(), { from: T0 + 3 * MINUTE, ranges: new Float64Array(0) });
   t.end();
 });
 
@@ -122,7 +126,17 @@ void t.test('without a mark taken, what is kept stays within the overlap', (t) =
   for (let i = 0; i < 360_000; i++) counted.add(i, T0 + i * 10);
   const mark = counted.mark();
   t.equal(mark.from, T0 + 359_999 * 10 - MINUTE);
-  t.equal(mark.ids.length, 6001, 'the last minute only (both ends)');
-  t.equal(mark.ids[0], 359_999 - 6000);
+  t.same([...mark.ranges], [359_999 - 6000, 359_999], 'the last minute only (both ends)');
+  t.end();
+});
+
+void t.test('the ranges of a mark: runs of ids, searched and listed', (t) => {
+  const counted = new CountedEvents(T0);
+  for (const id of [7, 3, 4, 5, 10, 9, 20]) counted.add(id, T0 + SECOND);
+  const mark = counted.mark();
+  t.same([...mark.ranges], [3, 5, 7, 7, 9, 10, 20, 20]);
+  t.same([...idsOf(mark)], [3, 4, 5, 7, 9, 10, 20]);
+  const has = [1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 20, 21].filter((id) => markHas(mark, id));
+  t.same(has, [3, 4, 5, 7, 9, 10, 20]);
   t.end();
 });
