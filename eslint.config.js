@@ -59,6 +59,7 @@ export const LAYERS = [
   ['src/protocol', 'src/schemas'],
   ['src/nats'],
   ['src/db'],
+  ['src/metrics-actor'],
   ['workers'],
   ['src/actors'],
   ['src/notify'],

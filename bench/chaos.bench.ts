@@ -22,8 +22,19 @@ import { runShutdown, type ShutdownResult } from '../test/support/shared.ts';
 import { spawnVigil, stopServer } from '../test/support/shared.ts';
 import { runWsAbuse } from '../test/support/shared.ts';
 import { runHostileReads } from './hostile-reads.scenario.ts';
+import {
+  runCheckpointCost,
+  runReplay,
+  type CostRun,
+  type ReplayRun,
+} from '../test/support/reliability/restart-bench.ts';
 
-const SECTIONS = (process.env.CHAOS ?? 'crash,outage,overload,ws,shutdown,reads').split(',');
+const SECTIONS = (process.env.CHAOS ?? 'crash,outage,overload,ws,shutdown,reads,restart').split(
+  ',',
+);
+const RESTART_REPLAYS = (process.env.RESTART_REPLAYS ?? '0,10000,50000').split(',').map(Number);
+/** 0: the restart section measures no checkpoint cost. */
+const COST_SECONDS = intKnob('CHECKPOINT_COST_SECONDS', 30, 0);
 const EVENTS = intKnob('CRASH_EVENTS', 20_000);
 const CONNECTIONS = intKnob('CRASH_CONNECTIONS', 16);
 const OUTAGE_SECONDS = intKnob('OUTAGE_SECONDS', 10);
@@ -503,7 +514,64 @@ async function readsSection(): Promise<void> {
   process.stdout.write(`\ningest p99 with the reads / alone: ${ratio.toFixed(2)}x\n`);
 }
 
+async function restartSection(): Promise<void> {
+  heading('Restart: first restored snapshot against events replayed (kill -9 after a reset)');
+  const replays: ReplayRun[] = [];
+  for (const events of RESTART_REPLAYS) {
+    log(`restart: ${events} events to replay`);
+    const run = await runReplay(externalUrl, Math.max(0, events));
+    replays.push(run);
+    if (!run.exact) fail(`restart, ${events} events`, ['the restored snapshot is not exact']);
+  }
+  printTable(
+    [
+      { title: 'events after the checkpoint' },
+      { title: 'replayed', align: 'right' },
+      { title: 'restore ms', align: 'right' },
+      { title: 'process start to first snapshot, ms', align: 'right' },
+      { title: 'exact' },
+    ],
+    replays.map((r) => [
+      num(r.events),
+      num(r.replayedEvents),
+      num(r.restoreMs),
+      num(r.startMs),
+      String(r.exact),
+    ]),
+  );
+  if (COST_SECONDS === 0) return;
+  heading(`Checkpoint cost on ingest: ${COST_SECONDS} s saturating, 16 connections, batches of 10`);
+  const costs: CostRun[] = [];
+  for (const seconds of [0, 10]) {
+    log(`checkpoint cost: METRICS_CHECKPOINT_SECONDS=${seconds}`);
+    costs.push(await runCheckpointCost(externalUrl, seconds, COST_SECONDS, 16, 10));
+  }
+  printTable(
+    [
+      { title: 'METRICS_CHECKPOINT_SECONDS' },
+      { title: 'events/s', align: 'right' },
+      { title: 'p99 ms', align: 'right' },
+      { title: 'CPU µs/event', align: 'right' },
+    ],
+    costs.map((c) => [
+      c.checkpointSeconds === 0 ? '0 (none timed)' : String(c.checkpointSeconds),
+      num(Math.round(c.eventsPerSecond)),
+      c.p99Ms.toFixed(1),
+      c.cpuPerEventUs.toFixed(1),
+    ]),
+  );
+  const [off, on] = costs;
+  if (off !== undefined && on !== undefined) {
+    const loss = 1 - on.eventsPerSecond / off.eventsPerSecond;
+    process.stdout.write(`
+throughput with checkpoints every 10 s: ${(loss * 100).toFixed(1)} % lower
+`);
+    if (loss > 0.05) fail('checkpoint cost', [`${(loss * 100).toFixed(1)} % of ingest (> 5 %)`]);
+  }
+}
+
 const sections: Record<string, () => Promise<void>> = {
+  restart: restartSection,
   reads: readsSection,
   crash: crashSection,
   outage: outageSection,

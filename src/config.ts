@@ -215,6 +215,12 @@ export const ConfigSchema = Type.Object({
     1000,
     'Sources counted by name; further new sources count under (other).',
   ),
+  METRICS_CHECKPOINT_SECONDS: Int(
+    0,
+    3600,
+    10,
+    'Period of the metrics checkpoint to PostgreSQL (also written at stop and reset); 0: only then.',
+  ),
   METRICS_MAX_TRACKED_USERS: Int(
     10,
     10000000,

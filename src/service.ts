@@ -143,6 +143,16 @@ async function startOn(
       maxEventTypes: config.METRICS_MAX_EVENT_TYPES,
       maxSources: config.METRICS_MAX_SOURCES,
       maxTrackedUsers: config.METRICS_MAX_TRACKED_USERS,
+      // Issue 33; not yet in cluster mode (a peer's batch carries no event ids to mark).
+      checkpoint:
+        config.NATS_URL === undefined
+          ? {
+              databaseUrl,
+              schema: config.DATABASE_SCHEMA,
+              owner: 'single',
+              intervalMs: config.METRICS_CHECKPOINT_SECONDS * 1000,
+            }
+          : null,
     },
     log,
     { timers: hooks.restartTimers },

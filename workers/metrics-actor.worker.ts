@@ -17,11 +17,15 @@ import type {
   RulePending,
 } from '../src/domain/rules/alert.ts';
 import { RuleEngine } from '../src/domain/rules/rule-engine.ts';
+import { restoreEngineState, takeEngineState } from '../src/domain/rules/engine-state.ts';
 import { testRule } from '../src/domain/rules/rule-test.ts';
 import { TickTimer } from '../src/telemetry/tick-timer.ts';
 import { nameThisThread, THREAD_NAMES } from '../src/telemetry/thread-name.ts';
 import { actorHeap } from '../src/telemetry/thread-heap.ts';
 import { createLogger } from '../src/log.ts';
+import { connect } from '../src/db/connect.ts';
+import { MetricsCheckpointer } from '../src/metrics-actor/checkpointer.ts';
+import type { RestoredFrom } from '../src/domain/metrics/snapshot/snapshot.ts';
 import {
   assertNever,
   type MetricsActorData,
@@ -51,6 +55,8 @@ const post = (notice: MetricsNotice): void => port.postMessage(notice);
 /** Cluster mode only (the first cluster-view sets it): what the snapshot's `cluster` says. */
 let clusterView: ClusterView | null = null;
 const capFills = new CapFillLog();
+/** Set once the start's restore ran (issue 33): every snapshot says how it began. */
+let restoredFrom: RestoredFrom | undefined;
 const serialise = (): SerialisedSnapshot => {
   const snapshot: MetricsSnapshot = aggregator.snapshot();
   // Once per snapshot, not per event: the fill counts ride on the snapshot anyway.
@@ -58,22 +64,68 @@ const serialise = (): SerialisedSnapshot => {
     const { cap, limit, newFills, totalFills } = notice;
     log.warn({ cap, limit, newFills, totalFills }, capFillMessage(notice));
   }
-  const json = JSON.stringify(
-    clusterView === null ? snapshot : { ...snapshot, cluster: clusterView },
-  );
+  const json = JSON.stringify({
+    ...snapshot,
+    ...(clusterView === null ? {} : { cluster: clusterView }),
+    ...(restoredFrom === undefined ? {} : { restoredFrom }),
+  });
   return { json, gzip: gzipSync(json, { level: 1 }) };
 };
 const publishSnapshot = (): void => post({ type: 'snapshot', snapshot: serialise() });
 
 const engine = new RuleEngine();
+/**
+ * The rule lifecycles of the checkpoint restored at start, until the first set-rules (the rules
+ * come from the front after ready): restored into the rules of the same id and version then.
+ */
+let savedRules: unknown = null;
+/** Its own connection (issue 33): checkpoints are written and read off the front thread. */
+const checkpointSql =
+  data.checkpoint === null
+    ? null
+    : connect({
+        url: data.checkpoint.databaseUrl,
+        schema: data.checkpoint.schema,
+        max: 1,
+        // Per statement: each page of a restore's replay is one; a write (at a reset or a stop,
+        // which wait for it) fails after this while PostgreSQL is unreachable, and is retried.
+        queryTimeoutMs: 10_000,
+      });
+const checkpointer =
+  checkpointSql === null || data.checkpoint === null
+    ? null
+    : new MetricsCheckpointer({
+        sql: checkpointSql,
+        owner: data.checkpoint.owner,
+        aggregator,
+        extras: {
+          take: () => takeEngineState(engine),
+          restore: (saved) => {
+            savedRules = saved;
+          },
+        },
+        log,
+        now: Date.now,
+      });
+/** Batches committed while the start's restore runs: counted after it, de-duplicated. */
+let held: MetricsChannelMessage[] | null = checkpointer === null ? null : [];
+const countBatch = (msg: MetricsChannelMessage): void => {
+  if (checkpointer === null) aggregator.record(msg.events);
+  // The checkpointer records them, minus those a restore counted already.
+  const counted = checkpointer === null ? msg.events : checkpointer.count(msg.events, msg.ids);
+  engine.observe(counted);
+};
 const events = new BroadcastChannel(data.metricsChannel);
 events.onmessage = (message: unknown) => {
   const msg = (message as { data: MetricsChannelMessage }).data;
   if (msg.type !== 'events-stored') return;
+  if (held !== null) {
+    held.push(msg);
+    return;
+  }
   // Not caught: a batch that cannot be counted may have been counted in part, and the thread's
-  // supervisor (actors/metrics-actor-client.ts) restarts it from a clean state, the process intact.
-  aggregator.record(msg.events);
-  engine.observe(msg.events);
+  // supervisor (actors/metrics-actor-client.ts) restarts it from the last checkpoint.
+  countBatch(msg);
 };
 
 /**
@@ -88,7 +140,16 @@ const everyPeriod = (job: () => void, what: string) => (): void => {
   }
 };
 
-const refresh = setInterval(everyPeriod(publishSnapshot, 'snapshot'), data.refreshMs);
+let refresh: NodeJS.Timeout | undefined;
+let checkpoints: NodeJS.Timeout | undefined;
+/** A failed write is logged; the next period (or the stop) writes the state again. */
+const writeCheckpoint = async (why: string): Promise<void> => {
+  try {
+    await checkpointer?.write();
+  } catch (error) {
+    log.error({ err: error, why }, 'metrics checkpoint write failed; the next one retries');
+  }
+};
 
 const tickTimer = new TickTimer(data.evaluationCpuStats);
 /**
@@ -213,9 +274,13 @@ port.on('message', (command: MetricsCommand) => {
     switch (command.type) {
       case 'reset': {
         aggregator.reset();
+        checkpointer?.reset();
         const snapshot = serialise();
         post({ type: 'snapshot', snapshot });
-        post({ type: 'reply', requestId, result: { ok: true, value: snapshot } });
+        // Answered once the reset state is checkpointed: a restart after the answer keeps it.
+        void writeCheckpoint('reset').then(() =>
+          post({ type: 'reply', requestId, result: { ok: true, value: snapshot } }),
+        );
         return;
       }
       case 'test-rule': {
@@ -235,6 +300,12 @@ port.on('message', (command: MetricsCommand) => {
           evaluating = true;
         }
         resolveLeft([...engine.setRules(command.rules, Date.now()), ...command.orphans]);
+        if (savedRules !== null) {
+          // A new rule leader takes the lifecycles from the stored alerts (forget above) instead.
+          const restored = command.lead ? 0 : restoreEngineState(engine, savedRules);
+          log.info({ restored }, 'rule lifecycles restored from the checkpoint');
+          savedRules = null;
+        }
         watchProducers();
         askBackfills();
         post({ type: 'reply', requestId, result: { ok: true, value: ruleSetReply() } });
@@ -297,10 +368,16 @@ port.on('message', (command: MetricsCommand) => {
       case 'stop':
         clearInterval(refresh);
         clearInterval(evaluation);
-        events.close();
+        clearInterval(checkpoints);
         tickTimer.close();
-        post({ type: 'reply', requestId, result: { ok: true, value: null } });
-        port.close();
+        // The last checkpoint holds everything counted; batches after it are replayed at start.
+        void writeCheckpoint('stop')
+          .then(() => checkpointSql?.end({ timeout: 1 }))
+          .finally(() => {
+            events.close();
+            post({ type: 'reply', requestId, result: { ok: true, value: null } });
+            port.close();
+          });
         return;
       default:
         assertNever(command);
@@ -312,5 +389,22 @@ port.on('message', (command: MetricsCommand) => {
   }
 });
 
-publishSnapshot();
-post({ type: 'ready' });
+/**
+ * Restores the last checkpoint and replays what was committed after it before the first
+ * snapshot (issue 33), then counts the batches held meanwhile; ready only then.
+ */
+const start = async (): Promise<void> => {
+  if (checkpointer !== null) {
+    restoredFrom = await checkpointer.restore();
+    const waiting = held ?? [];
+    held = null;
+    for (const msg of waiting) countBatch(msg);
+  }
+  publishSnapshot();
+  refresh = setInterval(everyPeriod(publishSnapshot, 'snapshot'), data.refreshMs);
+  if (checkpointer !== null && data.checkpoint !== null && data.checkpoint.intervalMs > 0) {
+    checkpoints = setInterval(() => void writeCheckpoint('period'), data.checkpoint.intervalMs);
+  }
+  post({ type: 'ready' });
+};
+void start();

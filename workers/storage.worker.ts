@@ -23,6 +23,7 @@ import { guardedBy, type StorageContext } from './storage/context.ts';
 import { startCountFold } from './storage/count-fold.ts';
 import { storageHandlers } from './storage/handlers.ts';
 import { storedEventsFlush } from './storage/stored-events.ts';
+import type { InsertOutcome } from '../src/domain/idempotency.ts';
 
 const data = workerData as StorageWorkerData;
 nameThisThread(THREAD_NAMES.storage);
@@ -42,8 +43,8 @@ metrics.unref();
 const toMetricsActor = storedEventsFlush(metrics);
 const scheduleFold = startCountFold(context);
 const handlers = storageHandlers(context, {
-  committed: (metricEvents: readonly MetricEvent[]): void => {
-    toMetricsActor(metricEvents);
+  committed: (metricEvents: readonly MetricEvent[], outcomes: readonly InsertOutcome[]): void => {
+    toMetricsActor(metricEvents, outcomes);
     scheduleFold();
   },
   cluster: data.cluster === undefined ? null : openClusterLink(data.cluster),

@@ -1,7 +1,8 @@
 /**
  * @module The front thread's face of the metrics actor: starts the worker, keeps the latest
  * snapshot it posts, correlates requests with replies (pending map), fails every waiting request
- * at once if the thread dies, and restarts it (its metrics then start from zero). While no thread
+ * at once if the thread dies, and restarts it (the new thread restores the last checkpoint and
+ * replays the stored events after it, issue 33). While no thread
  * runs (a start failed; the next is tried later, backing off), requests fail at once too.
  */
 import { Worker } from 'node:worker_threads';
@@ -272,7 +273,7 @@ export async function startMetricsActor(
           reject(new Error(`metrics actor exited (code ${code}) before it was ready`));
         }
         if (!started || stopping) return;
-        log.error({ code }, 'metrics actor died; restarting it, metrics start again from zero');
+        log.error({ code }, 'metrics actor died; restarting it from its last checkpoint');
         scheduleRestart();
       });
     });

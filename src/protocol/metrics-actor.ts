@@ -22,6 +22,11 @@ export type MetricsChannelMessage = {
   readonly type: 'events-stored';
   /** DetailedMetricEvent while a PATTERN rule is ACTIVE (the batch's flag said so). */
   readonly events: readonly MetricEvent[];
+  /**
+   * The stored id of each event, in the same order (the checkpoint's high-water mark, issue 33);
+   * absent where they are not known (a peer's batch in cluster mode).
+   */
+  readonly ids?: readonly number[];
 };
 
 /** Front -> actor. Each request carries an id that its reply repeats. */
@@ -187,6 +192,17 @@ export interface MetricsActorData {
   readonly maxEventTypes: number;
   readonly maxSources: number;
   readonly maxTrackedUsers: number;
+  /** Checkpoints of the metrics (issue 33); null: none, the metrics start from zero. */
+  readonly checkpoint: MetricsCheckpointData | null;
+}
+
+export interface MetricsCheckpointData {
+  readonly databaseUrl: string;
+  readonly schema: string;
+  /** Whose checkpoint: 'single' alone, the instance id in a cluster. */
+  readonly owner: string;
+  /** METRICS_CHECKPOINT_SECONDS in ms; 0: written only at stop and at a reset. */
+  readonly intervalMs: number;
 }
 
 export const assertNever = (value: never): never => {

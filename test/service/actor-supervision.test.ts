@@ -1,5 +1,7 @@
 // Supervision of the metrics actor in the real service (DESIGN 1): when its thread dies, requests
-// waiting on it fail at once (500) instead of hanging, and a new actor serves metrics from zero.
+// waiting on it fail at once (500) instead of hanging, and a new actor serves the metrics it
+// restored (issue 33: the last checkpoint and the stored events after it, or the stored events
+// of the last hour when no checkpoint was written yet): the counts before the death, not zero.
 //
 // This file's process runs the service itself, so it watches the `Worker` class of
 // node:worker_threads (a subclass that records the actor threads it creates, installed with
@@ -71,14 +73,26 @@ const current = (): Actor => {
   return actor;
 };
 
+/** When the actor serving the snapshot now restored its metrics (each actor's own). */
+const servedRestoredAt = async (): Promise<string | undefined> =>
+  (await getMetrics(svc)).restoredFrom?.restoredAt;
+
 /**
- * Waits until the `count`-th actor is ready, then until the served snapshot is its own: zero,
- * where the dead actor's last one (still served until then) counted events.
+ * Waits until the `count`-th actor is ready, then until the served snapshot is its own (the dead
+ * actor's last one is served until then), and answers it: it must count `total` events, those
+ * counted before the death.
  */
-async function waitForActor(count: number): Promise<void> {
+async function waitForActor(count: number, before: string | undefined, total: number) {
   await until(() => actors.length >= count, `actor number ${count}`);
   await current().ready;
-  await waitForMetrics(svc, (s) => s.summary.totalEvents === 0, 'the new actor (zero)');
+  const s = await waitForMetrics(
+    svc,
+    (s) => s.restoredFrom?.restoredAt !== before,
+    'the new actor',
+  );
+  if (s.summary.totalEvents !== total)
+    throw new Error(`the new actor counts ${s.summary.totalEvents} events, not ${total}`);
+  return s;
 }
 
 const RULE = {
@@ -104,11 +118,11 @@ interface Assert {
   match(found: unknown, pattern: unknown, message: string): boolean;
 }
 
-/** The new actor is a full one: it counts new events, resets and tests rules. */
-async function expectServing(t: Assert, eventType: string): Promise<void> {
+/** The new actor is a full one: it counts new events (after `total`), resets and tests rules. */
+async function expectServing(t: Assert, eventType: string, total: number): Promise<void> {
   await countEvents(2, eventType);
   const s = await getMetrics(svc);
-  t.equal(s.summary.totalEvents, 2, 'counting again from zero, on the same storage channel');
+  t.equal(s.summary.totalEvents, total + 2, 'counting on from what it restored');
   await resetMetrics(svc);
   t.equal((await getMetrics(svc)).summary.totalEvents, 0, 'reset answers');
   const result = await postJson(svc, '/api/v1/rules/test', RULE, 200);
@@ -121,31 +135,35 @@ void t.test('the service started one actor, which counts', async (t) => {
   await countEvents(3, 'before.any');
 });
 
-void t.test('terminated actor: a new one serves metrics from zero', async (t) => {
+void t.test('terminated actor: a new one serves the metrics it restored', async (t) => {
   const dead = current();
+  const before = await servedRestoredAt();
   t.equal((await getMetrics(svc)).summary.totalEvents, 3);
   await dead.worker.terminate();
-  await waitForActor(2);
+  const s = await waitForActor(2, before, 3);
+  t.equal(s.eventsByType['before.any'], 3, 'the events before the death, counted once');
   t.not(current(), dead, 'a new thread');
-  await expectServing(t, 'after.terminate');
+  await expectServing(t, 'after.terminate', 3);
 });
 
-void t.test('crashed actor (uncaught exception): restarted, metrics from zero', async (t) => {
+void t.test('crashed actor (uncaught exception): restarted, metrics restored', async (t) => {
   await countEvents(4, 'before.crash');
   const crashed = current();
+  const before = await servedRestoredAt();
   // A message the storage workers never send: the actor's channel handler throws, uncaught.
   const channel = new BroadcastChannel(crashed.metricsChannel);
   channel.postMessage({ type: 'events-stored', events: null });
   channel.close();
   const code = await crashed.exited;
   t.not(code, 0, `the thread died (exit code ${code})`);
-  await waitForActor(3);
-  await expectServing(t, 'after.crash');
+  await waitForActor(3, before, 4);
+  await expectServing(t, 'after.crash', 4);
 });
 
 void t.test('requests waiting on a dying actor fail fast with 500', async (t) => {
   await countEvents(5, 'before.swallow');
   const dying = current();
+  const before = await servedRestoredAt();
   const swallowed: unknown[] = [];
   // The thread dies with two requests sent to it and unanswered.
   dying.worker.postMessage = (value: unknown): void => {
@@ -170,8 +188,8 @@ void t.test('requests waiting on a dying actor fail fast with 500', async (t) =>
       message: 'Metrics are unavailable: the metrics actor stopped',
     });
   }
-  await waitForActor(4);
-  await expectServing(t, 'after.swallow');
+  await waitForActor(4, before, 5);
+  await expectServing(t, 'after.swallow', 5);
 });
 
 for (const failure of ['throw', 'crash'] as const) {
@@ -180,6 +198,7 @@ for (const failure of ['throw', 'crash'] as const) {
     async (t) => {
       await countEvents(2, `before.${failure}`);
       const started = actors.length;
+      const before = await servedRestoredAt();
       failingStarts.push(failure, failure, failure);
       await current().worker.terminate();
       // The first restart follows the death at once and fails; the next waits for its timer.
@@ -203,11 +222,11 @@ for (const failure of ['throw', 'crash'] as const) {
         t.equal(failingStarts.length, 3 - failed, `no start tried before timer ${failed} fired`);
         restartTimers.advance(delay);
       }
-      await waitForActor(started + 1);
+      await waitForActor(started + 1, before, 2);
       t.equal(failingStarts.length, 0, 'every failed start was retried');
       t.same(restartTimers.pending(), [], 'no restart left waiting once an actor runs');
       t.same(delays, [500, 1_000, 2_000], 'the retries backed off: 500 ms, doubling per failure');
-      await expectServing(t, `after.${failure}`);
+      await expectServing(t, `after.${failure}`, 2);
     },
   );
 }

@@ -86,6 +86,16 @@ export const SnapshotSchema = strict({
     }),
     users: strict({ cap: Count, used: Count, overflowed: Type.Boolean(), fills: Count }),
   }),
+  // Added (issue 33): how the actor serving it began, from a checkpoint or rebuilt.
+  restoredFrom: Type.Optional(
+    strict({
+      checkpointAt: Type.Union([Instant, Type.Null()]),
+      replayedEvents: Count,
+      restoredAt: Instant,
+      restoreMs: Count,
+      rebuilt: Type.Optional(strict({ reason: Type.String(), rebuiltMinutes: Count })),
+    }),
+  ),
 });
 
 export type Snapshot = Static<typeof SnapshotSchema>;

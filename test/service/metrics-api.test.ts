@@ -193,7 +193,7 @@ async function expectCounted(
   );
   await snapshots.pass(6);
   const snapshot = await getMetrics(svc);
-  const { throughput, limits: _limits, ...rest } = snapshot;
+  const { throughput, limits: _limits, restoredFrom: _restoredFrom, ...rest } = snapshot;
   const wanted = expectedSnapshot(rows);
   t.strictSame(
     { ...rest, summary: { ...rest.summary, eventsPerSecond: -1 } },
@@ -281,6 +281,7 @@ void t.test('at start: the spec 2.10 shape, every field named, all zero', async 
     'eventsByType',
     'latencyMetrics',
     'limits',
+    'restoredFrom',
     'summary',
     'throughput',
     'timeWindows',
@@ -323,11 +324,17 @@ void t.test('at start: the spec 2.10 shape, every field named, all zero', async 
   for (const window of Object.values(s.timeWindows)) {
     t.strictSame(Object.keys(window).sort(), ['avgLatency', 'errorRate', 'events']);
   }
-  for (const [path, value] of numbersIn({ ...s, limits: undefined })) {
+  for (const [path, value] of numbersIn({ ...s, limits: undefined, restoredFrom: undefined })) {
     t.equal(value, 0, `${path} is 0`);
   }
   t.strictSame(s.topUsers, []);
   t.equal(s.throughput.trend, 'stable');
+  // Issue 33: a new schema has no checkpoint; its (no) stored events were counted again.
+  t.match(s.restoredFrom, {
+    checkpointAt: null,
+    replayedEvents: 0,
+    rebuilt: { reason: 'no checkpoint', rebuiltMinutes: 60 },
+  });
 });
 
 void t.test('single events: each counted once, every aggregate as stored', async (t) => {
@@ -500,7 +507,7 @@ void t.test('reset: 200 with the JSON string, then zero at once', async (t) => {
 
   // Right after the answer: no polling, the next GET must already be zero.
   const s = await getMetrics(svc);
-  for (const [path, value] of numbersIn({ ...s, limits: undefined })) {
+  for (const [path, value] of numbersIn({ ...s, limits: undefined, restoredFrom: undefined })) {
     t.equal(value, 0, `${path} is 0`);
   }
   t.strictSame(s.eventsBySeverity, { INFO: 0, WARNING: 0, ERROR: 0, CRITICAL: 0 });

@@ -16,8 +16,14 @@ import type { ClusterLink } from './cluster-link.ts';
 import type { AreaTable, StorageContext } from './context.ts';
 
 export interface IngestDeps {
-  /** After COMMIT: the stored events go to the metrics actor and their counts are folded. */
-  readonly committed: (metricEvents: readonly MetricEvent[]) => void;
+  /**
+   * After COMMIT: the stored events go to the metrics actor and their counts are folded.
+   * `outcomes`: the batch's, whose numbers are the ids of `metricEvents`, in order.
+   */
+  readonly committed: (
+    metricEvents: readonly MetricEvent[],
+    outcomes: readonly InsertOutcome[],
+  ) => void;
   /** Cluster mode; null: one instance. */
   readonly cluster: ClusterLink | null;
 }
@@ -43,7 +49,7 @@ export function ingestHandlers(
     );
     let notice: BatchNotice;
     if (result.ok) {
-      committed(result.value.stored);
+      committed(result.value.stored, result.value.outcomes);
       notice = { type: 'batch-committed', seq, payload: result.value.payload };
     } else notice = { type: 'batch-failed', seq };
     link.channel.postMessage(notice);
@@ -66,7 +72,8 @@ export function ingestHandlers(
           ? idempotency.insertKeyedEvents(sql, batch, writtenAt)
           : events.insertEvents(sql, batch, writtenAt),
       );
-      if (result.ok) committed(storedMetrics(batch, result.value, writtenAt, detail === true));
+      if (result.ok)
+        committed(storedMetrics(batch, result.value, writtenAt, detail === true), result.value);
       return result;
     },
   };

@@ -21,6 +21,13 @@ import { bucketValueOf } from './windows/bucket-values.ts';
 import type { Histogram } from 'hdr-histogram-js';
 import { WindowTable } from './windows/window-table.ts';
 
+/** Everything an aggregator counts, as a checkpoint saves and restores it. */
+export interface AggregatorParts {
+  readonly state: MetricsState;
+  readonly lastEvents: LastEventTimes;
+  readonly fills: CarriedFills;
+}
+
 export interface AggregatorOptions extends Partial<MetricsLimits> {
   /** Epoch ms; read once per call. Defaults to Date.now. */
   readonly now?: () => number;
@@ -31,10 +38,10 @@ export class Aggregator implements WindowedMetrics, BucketedMetrics {
   private readonly now: () => number;
   private state: MetricsState;
   /** Not part of `state`: a reset leaves it (last-event-times.ts). */
-  private readonly lastEvents: LastEventTimes;
+  private lastEvents: LastEventTimes;
   /** The keys the rules name; kept across a reset (a new state watches them too). */
   private watched = NOTHING_WATCHED;
-  private readonly fills = new CarriedFills();
+  private fills = new CarriedFills();
   /** Scratch merge of ANOMALY latency buckets, made on first use. */
   private latencyMerge: Histogram | undefined;
 
@@ -118,6 +125,26 @@ export class Aggregator implements WindowedMetrics, BucketedMetrics {
     this.state = new MetricsState(this.limits, this.now());
     this.state.types.watch(this.watched.types);
     this.state.sources.watch(this.watched.sources);
+  }
+
+  /** What a checkpoint saves (checkpoint/aggregator-checkpoint.ts), pending latencies flushed. */
+  checkpointParts(): AggregatorParts {
+    this.state.histograms.flush();
+    return { state: this.state, lastEvents: this.lastEvents, fills: this.fills };
+  }
+
+  /** Takes the parts a checkpoint restored, then moves them forward to now. */
+  restoreParts(parts: AggregatorParts): void {
+    this.state = parts.state;
+    this.lastEvents = parts.lastEvents;
+    this.fills = parts.fills;
+    // Watched keys stay as saved until the rules are set again (set-rules calls watch()).
+    this.tick();
+  }
+
+  /** Epoch ms of the start or reset that the counts run from. */
+  get since(): number {
+    return this.state.since;
   }
 
   valuesOf(reads: WindowReads): SlotValues {

@@ -283,6 +283,11 @@ export class RuleEngine {
     return watchedKeysOf(this.entries.map((entry) => entry.rule));
   }
 
+  /** The ACTIVE rules with their lifecycles (rules/engine-state.ts checkpoints them). */
+  lifecyclesOfRules(): { readonly rule: ActiveRule; readonly lifecycle: RuleLifecycle }[] {
+    return this.entries.map(({ rule, lifecycle }) => ({ rule, lifecycle }));
+  }
+
   /** When an ACTIVE rule entered the set (for the rule test), or undefined. */
   activeSinceOf(ruleId: number): number | undefined {
     return this.activeSince.get(ruleId);

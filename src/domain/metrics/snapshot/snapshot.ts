@@ -93,6 +93,27 @@ export interface MetricsSnapshot {
   readonly limits: MetricsCapsUsage;
   /** Cluster mode only (NATS_URL set): whose batches these figures count, and if all of them. */
   readonly cluster?: ClusterView;
+  /** Not in spec 2.10: how this actor's metrics were restored when it started (issue 33). */
+  readonly restoredFrom?: RestoredFrom;
+}
+
+/**
+ * The metrics actor's start: the checkpoint it loaded (null: none could be used, see `rebuilt`)
+ * and how many stored events it replayed after that checkpoint's mark before its first snapshot.
+ */
+export interface RestoredFrom {
+  /** When the checkpoint was taken (ISO 8601); null when none was loaded. */
+  readonly checkpointAt: string | null;
+  readonly replayedEvents: number;
+  /** When this actor finished its restore and published its first snapshot (ISO 8601). */
+  readonly restoredAt: string;
+  /** How long the restore took, ms: loading, decoding, and replaying the events after the mark. */
+  readonly restoreMs: number;
+  /**
+   * Why no checkpoint was used (missing, corrupt, another format or other caps): the counts were
+   * rebuilt from the stored events of the last `rebuiltMinutes`. Absent when one was used.
+   */
+  readonly rebuilt?: { readonly reason: string; readonly rebuiltMinutes: number };
 }
 
 /** One minute; the last point is the current, partial minute. */

@@ -10,7 +10,7 @@ import { MinuteSeries } from './minute-series.ts';
 const PENDING_VALUES = 4096;
 
 // One fixed layout for every histogram, so that add() takes hdr's same-layout fast path.
-const newHistogram = (): Histogram =>
+export const newHistogram = (): Histogram =>
   build({
     bitBucketSize: 32,
     autoResize: false,
