@@ -80,7 +80,7 @@ void t.test('its DRL is generated and parsed back', async (t) => {
       ruleType: 'ERRORS_ABOVE',
       severity: 'HIGH',
       priority: 0,
-      config: { above: 5 } as never,
+      config: { above: 5 },
     },
     kinds,
   );
@@ -90,10 +90,10 @@ void t.test('its DRL is generated and parsed back', async (t) => {
 
 void t.test('it is evaluated and explained by the generic evaluator', async (t) => {
   const metrics = fakeMetrics({ values: { errorRate: 12 } });
-  const result = evaluateRule('ERRORS_ABOVE', { above: 5 } as never, metrics, undefined, kinds);
+  const result = evaluateRule('ERRORS_ABOVE', { above: 5 }, metrics, undefined, kinds);
   t.equal(result.wouldTrigger, true);
   t.match(explanationText(result.explanation), /errorRate.*12.*> 5/);
-  const calm = evaluateRule('ERRORS_ABOVE', { above: 50 } as never, metrics, undefined, kinds);
+  const calm = evaluateRule('ERRORS_ABOVE', { above: 50 }, metrics, undefined, kinds);
   t.equal(calm.wouldTrigger, false);
 });
 
