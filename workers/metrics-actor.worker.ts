@@ -10,7 +10,7 @@ import type { ClusterView } from '../src/domain/cluster/cluster-view.ts';
 import { Aggregator } from '../src/domain/metrics/aggregator.ts';
 import { CapFillLog, capFillMessage } from '../src/domain/metrics/cap-fill-log.ts';
 import type { MetricsSnapshot } from '../src/domain/metrics/snapshot/snapshot.ts';
-import type { AlertResolution, AlertTransition, DigestDue } from '../src/domain/rules/alert.ts';
+import type { AlertResolution, AlertTransition, DigestDue } from '../src/domain/alerts/alert.ts';
 import { RuleEngine } from '../src/domain/rules/rule-engine.ts';
 import { testRule } from '../src/domain/rules/rule-test.ts';
 import { TickTimer } from '../src/instrumentation/tick-timer.ts';

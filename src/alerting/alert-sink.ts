@@ -29,13 +29,13 @@ import {
   type AlertTransitionName,
   type DeliveryResult,
   type StoredTransition,
-} from '../domain/rules/alert.ts';
-import type { Notification } from '../domain/rules/notification.ts';
+} from '../domain/alerts/alert.ts';
+import type { Notification } from '../domain/alerts/notification.ts';
 import {
   deliveryTarget,
   pendingNotifications,
   type PendingNotification,
-} from '../domain/rules/pending-notification.ts';
+} from '../domain/alerts/pending-notification.ts';
 import type { RuleNotification } from '../domain/rules/rule.ts';
 import type { Logger } from '../log.ts';
 import { createDeliveryRecorder } from './delivery-recorder.ts';

@@ -13,9 +13,9 @@ import {
   type ContactPoint,
 } from '../domain/contact-points/contact-point.ts';
 import { applyTemplate } from '../domain/contact-points/template.ts';
-import { channelConfig, mergeChannelSettings } from '../domain/rules/notification-config.ts';
-import type { DeliveryResult } from '../domain/rules/alert.ts';
-import type { Notification } from '../domain/rules/notification.ts';
+import { channelConfig, mergeChannelSettings } from '../domain/alerts/notification-config.ts';
+import type { DeliveryResult } from '../domain/alerts/alert.ts';
+import type { Notification } from '../domain/alerts/notification.ts';
 import type { RuleNotification } from '../domain/rules/rule.ts';
 import type { DeliveryLimiter } from './delivery-limiter.ts';
 import { sendEmail } from './email.ts';

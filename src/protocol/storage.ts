@@ -6,7 +6,7 @@
 import type { StorageClusterData } from './cluster.ts';
 import type { ApiKeyFields, ApiKeyRecord, StoredApiKey } from '../domain/api-key.ts';
 import type { TransitionWriter } from '../domain/cluster/leader-fence.ts';
-import type { PendingNotification } from '../domain/rules/pending-notification.ts';
+import type { PendingNotification } from '../domain/alerts/pending-notification.ts';
 import type { ContactPoint, ContactPointFields } from '../domain/contact-points/contact-point.ts';
 import type { EventPage, EventRecord, NewEvent } from '../domain/event.ts';
 import type { KeyLookup, NewestEvents } from '../domain/metrics/state/last-event-times.ts';
@@ -20,7 +20,7 @@ import type {
   AlertRecord,
   AlertTransition,
   StoredTransition,
-} from '../domain/rules/alert.ts';
+} from '../domain/alerts/alert.ts';
 import type {
   ActiveRule,
   RuleFields,

@@ -5,9 +5,9 @@
 import t from 'tap';
 import type { StoragePool } from '../../src/actors/storage-pool.ts';
 import { createAlertSink } from '../../src/alerting/alert-sink.ts';
-import type { AlertTransition, DeliveryResult } from '../../src/domain/rules/alert.ts';
-import type { Notification } from '../../src/domain/rules/notification.ts';
-import type { PendingNotification } from '../../src/domain/rules/pending-notification.ts';
+import type { AlertTransition, DeliveryResult } from '../../src/domain/alerts/alert.ts';
+import type { Notification } from '../../src/domain/alerts/notification.ts';
+import type { PendingNotification } from '../../src/domain/alerts/pending-notification.ts';
 import { captureLog } from '../support/captured-log.ts';
 import { alert as firingNotification } from '../notify/receivers.ts';
 

@@ -4,7 +4,7 @@
  */
 import { Client } from '@stomp/stompjs';
 import type { MetricsSnapshot } from '../../domain/metrics/snapshot/snapshot.ts';
-import type { AlertMessage } from '../../domain/rules/alert.ts';
+import type { AlertMessage } from '../../domain/alerts/alert.ts';
 
 export type LiveStatus = 'connecting' | 'live' | 'reconnecting' | 'refused';
 

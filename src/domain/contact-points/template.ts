@@ -4,7 +4,7 @@
  * text section, the e-mail's `Message:` line). Placeholders in braces name fields of the alert;
  * an unknown one is refused on write, with a did-you-mean. Pure.
  */
-import type { AlertPayload } from '../rules/alert.ts';
+import type { AlertPayload } from '../alerts/alert.ts';
 import { suggest } from '../rules/suggest.ts';
 
 export const MAX_TEMPLATE_LENGTH = 2000;

@@ -11,7 +11,7 @@ import {
   type SlotValues,
   type WindowedMetrics,
 } from '../metrics/windows/window-reads.ts';
-import type { ConditionExplanation, Explanation } from './alert.ts';
+import type { ConditionExplanation, Explanation } from '../alerts/alert.ts';
 import { ConditionProgram } from './condition-program.ts';
 import { compare, explainLeaf, explainNode } from './explanation.ts';
 import {

@@ -24,13 +24,13 @@ import {
   type PreparedRule,
 } from './evaluator.ts';
 import { conditionText } from './condition-text.ts';
-import type { AlertResolution, DigestDue, FiredAlert } from './alert.ts';
+import type { AlertResolution, DigestDue, FiredAlert } from '../alerts/alert.ts';
 import { explanationText } from './explanation.ts';
-import { RuleLifecycle, type LifecycleState, type LifecycleTimes } from './lifecycle.ts';
+import { RuleLifecycle, type LifecycleState, type LifecycleTimes } from '../alerts/lifecycle.ts';
 import type { ActiveRule } from './rule.ts';
 import { kindOf } from './kinds/registry.ts';
 import { lifecycleOf, type RuleConfig } from './rule-types.ts';
-import { Throttle } from './throttle.ts';
+import { Throttle } from '../alerts/throttle.ts';
 import type { MetricEvent } from '../event.ts';
 import { PatternRules, type PatternStatus } from './pattern/pattern-rules.ts';
 import { countsEvents } from './partial-view.ts';

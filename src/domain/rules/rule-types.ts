@@ -2,7 +2,7 @@
  * @module The vocabulary of rules (spec 2.5-2.7, DESIGN 6): enums, operators and the normalised
  * ruleConfig shapes that validation produces and the DRL generator and evaluator consume.
  */
-import type { LifecycleKeys } from './lifecycle-keys.ts';
+import type { LifecycleKeys } from '../alerts/lifecycle-keys.ts';
 import type { AnomalyConfig } from './anomaly/anomaly-config.ts';
 
 export { CONDITION_RULE_TYPES, RULE_TYPES, type RuleType } from './kinds/names.ts';
@@ -66,7 +66,11 @@ export const RULE_DEFAULTS = {
   maxAlertsPerHour: 10,
 } as const;
 
-export { LIFECYCLE_KEYS, MAX_LIFECYCLE_SECONDS, type LifecycleKeys } from './lifecycle-keys.ts';
+export {
+  LIFECYCLE_KEYS,
+  MAX_LIFECYCLE_SECONDS,
+  type LifecycleKeys,
+} from '../alerts/lifecycle-keys.ts';
 /** One comparison; normalised, it always carries its effective window. */
 export interface ConditionLeaf extends LifecycleKeys {
   readonly metric: string;

@@ -2,7 +2,11 @@
  * @module Validates an ANOMALY ruleConfig: every key checked, every problem named with why (and a
  * did-you-mean for a misspelt key or value), defaults applied; the normalised AnomalyConfig out.
  */
-import { LIFECYCLE_KEYS, MAX_LIFECYCLE_SECONDS, type LifecycleKeys } from '../lifecycle-keys.ts';
+import {
+  LIFECYCLE_KEYS,
+  MAX_LIFECYCLE_SECONDS,
+  type LifecycleKeys,
+} from '../../alerts/lifecycle-keys.ts';
 import { suggest } from '../suggest.ts';
 import {
   ANOMALY_ALGORITHMS,

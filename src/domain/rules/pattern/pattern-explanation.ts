@@ -4,7 +4,11 @@
  * (`userId=alice: login x3 (evt_1 .. evt_3) then login (evt_4) within 5 min`).
  */
 import { eventIdOf } from '../../event-id.ts';
-import type { ExplainedPattern, ExplainedPatternEvent, ExplainedPatternMatch } from '../alert.ts';
+import type {
+  ExplainedPattern,
+  ExplainedPatternEvent,
+  ExplainedPatternMatch,
+} from '../../alerts/alert.ts';
 import type { PatternConfig } from './pattern-config.ts';
 import type { PatternMatch } from './pattern-matcher.ts';
 

@@ -6,7 +6,7 @@
  * checked here; the address policy is applied at delivery (src/notify/resolve-target.ts).
  */
 import { templateProblem } from '../contact-points/template.ts';
-import { NOTIFICATION_CHANNELS, type NotificationChannel } from './rule-types.ts';
+import { NOTIFICATION_CHANNELS, type NotificationChannel } from '../rules/rule-types.ts';
 
 /** `webhook`: the alert JSON is POSTed to `url`. */
 export interface WebhookConfig extends MessageTemplate {
