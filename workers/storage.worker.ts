@@ -37,7 +37,7 @@ import {
   PatternReplayer,
   REPLAY_MAX_EVENTS,
   REPLAY_MINUTES,
-} from '../src/domain/rules/pattern/pattern-replay.ts';
+} from '../src/domain/rules/kinds/pattern/pattern-replay.ts';
 import { nameThisThread, THREAD_NAMES } from '../src/instrumentation/thread-name.ts';
 import { createLogger } from '../src/log.ts';
 import type { MetricsChannelMessage } from '../src/protocol/metrics-actor.ts';

@@ -12,7 +12,7 @@ import type { EventPage, EventRecord, NewEvent } from '../domain/event.ts';
 import type { KeyLookup, NewestEvents } from '../domain/metrics/state/last-event-times.ts';
 import type { MaintenanceDone } from '../domain/event-partitions.ts';
 import type { InsertOutcome } from '../domain/idempotency.ts';
-import type { BackfillRequest } from '../domain/rules/anomaly/anomaly-rules.ts';
+import type { BackfillRequest } from '../domain/rules/kinds/anomaly/anomaly-rules.ts';
 import type {
   Acknowledgement,
   AlertDeliveries,
@@ -29,8 +29,8 @@ import type {
   RuleStatistics,
 } from '../domain/rules/rule.ts';
 import type { RuleStatus } from '../domain/rules/rule-types.ts';
-import type { PatternConfig } from '../domain/rules/pattern/pattern-config.ts';
-import type { PatternReplay } from '../domain/rules/pattern/pattern-replay.ts';
+import type { PatternConfig } from '../domain/rules/kinds/pattern/pattern-config.ts';
+import type { PatternReplay } from '../domain/rules/kinds/pattern/pattern-replay.ts';
 import type {
   SilenceEnding,
   SilenceFields,

@@ -12,8 +12,8 @@ import {
 } from '../domain/alerts/alert.ts';
 import { LOGICAL_OPERATORS, OPERATOR_NAMES, RULE_SEVERITIES } from '../domain/rules/rule-types.ts';
 import { describes } from './describes.ts';
-import type { ExplainedBand } from '../domain/rules/anomaly/anomaly-explanation.ts';
-import { ANOMALY_METRICS, DIRECTIONS } from '../domain/rules/anomaly/anomaly-config.ts';
+import type { ExplainedBand } from '../domain/rules/kinds/anomaly/anomaly-explanation.ts';
+import { ANOMALY_METRICS, DIRECTIONS } from '../domain/rules/kinds/anomaly/anomaly-config.ts';
 
 /** A string that is one of `values` (each a literal, so OpenAPI lists them). */
 export const literals = <T extends string>(values: readonly T[]): TUnion<TLiteral<T>[]> =>

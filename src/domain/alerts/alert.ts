@@ -5,7 +5,7 @@
  */
 import type { LogicalOperator, OperatorName, RuleSeverity } from '../rules/rule-types.ts';
 import type { RuleNotification } from '../rules/rule.ts';
-import type { ExplainedBand } from '../rules/anomaly/anomaly-explanation.ts';
+import type { ExplainedBand } from '../rules/kinds/anomaly/anomaly-explanation.ts';
 
 /** One comparison of a rule's condition as evaluated at a transition. */
 export interface ExplainedCondition {

@@ -3,7 +3,7 @@
  * salience, condition tree and alert action. "Compiling" a rule is generating and parsing back.
  */
 import { DRL_IMPORTS, DRL_PACKAGE, VALUE_FUNCTION } from './drl-syntax.ts';
-import type { AnomalyWhen } from './anomaly/anomaly-drl.ts';
+import type { AnomalyWhen } from './kinds/anomaly/anomaly-drl.ts';
 import { ruleKinds, type RuleKindRegistry } from './kinds/registry.ts';
 import type { DrlWhenReader } from './kinds/rule-kind.ts';
 import {
@@ -16,7 +16,7 @@ import {
   type OperatorName,
   type RuleSeverity,
 } from './rule-types.ts';
-import type { PatternConfig } from './pattern/pattern-config.ts';
+import type { PatternConfig } from './kinds/pattern/pattern-config.ts';
 
 export interface ParsedDrl {
   readonly id: number | null;

@@ -6,8 +6,8 @@
  */
 import { isSilenceMetric } from '../metrics/windows/metric-names.ts';
 import type { ConditionExplanation, ExplainedCondition, Explanation } from '../alerts/alert.ts';
-import { patternWords } from './pattern/pattern-explanation.ts';
-import { bandWords } from './anomaly/anomaly-explanation.ts';
+import { patternWords } from './kinds/pattern/pattern-explanation.ts';
+import { bandWords } from './kinds/anomaly/anomaly-explanation.ts';
 import { OPERATORS, type LogicalOperator, type OperatorName } from './rule-types.ts';
 
 /** What explaining a leaf needs of it (a prepared leaf of the evaluator). */

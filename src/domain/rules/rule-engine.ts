@@ -14,7 +14,7 @@ import {
   type AnomalyStatus,
   type BackfillAnswer,
   type BackfillRequest,
-} from './anomaly/anomaly-rules.ts';
+} from './kinds/anomaly/anomaly-rules.ts';
 import {
   PreparedSet,
   explainRule,
@@ -32,7 +32,7 @@ import { kindOf } from './kinds/registry.ts';
 import { lifecycleOf, type RuleConfig } from './rule-types.ts';
 import { Throttle } from '../alerts/throttle.ts';
 import type { MetricEvent } from '../event.ts';
-import { PatternRules, type PatternStatus } from './pattern/pattern-rules.ts';
+import { PatternRules, type PatternStatus } from './kinds/pattern/pattern-rules.ts';
 import { countsEvents } from './partial-view.ts';
 import { watchedKeysOf } from './watched-keys.ts';
 import type { WatchedKeys } from '../metrics/state/last-event-times.ts';

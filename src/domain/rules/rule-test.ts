@@ -12,7 +12,7 @@ import { validateRuleConfig } from './rule-config-validation.ts';
 import { RULE_DEFAULTS } from './rule-types.ts';
 import type { RuleFields } from './rule.ts';
 import type { BucketedMetrics } from '../metrics/windows/bucket-read.ts';
-import type { AnomalyRule } from './anomaly/anomaly-rules.ts';
+import type { AnomalyRule } from './kinds/anomaly/anomaly-rules.ts';
 
 /** A saved or unsaved rule as tested: its config not yet validated, the optional fields defaulted. */
 export interface RuleTestInput

@@ -3,7 +3,7 @@
  * ruleConfig shapes that validation produces and the DRL generator and evaluator consume.
  */
 import type { LifecycleKeys } from '../alerts/lifecycle-keys.ts';
-import type { AnomalyConfig } from './anomaly/anomaly-config.ts';
+import type { AnomalyConfig } from './kinds/anomaly/anomaly-config.ts';
 
 export { CONDITION_RULE_TYPES, RULE_TYPES, type RuleType } from './kinds/names.ts';
 import { RULE_TYPES, type RuleType } from './kinds/names.ts';

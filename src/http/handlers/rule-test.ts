@@ -11,8 +11,8 @@ import {
   withContactPointWarnings,
 } from '../../domain/contact-points/channel-warnings.ts';
 import type { RuleTestInput, RuleTestResult } from '../../domain/rules/rule-test.ts';
-import type { PatternConfig } from '../../domain/rules/pattern/pattern-config.ts';
-import { withPatternReplay } from '../../domain/rules/pattern/pattern-replay.ts';
+import type { PatternConfig } from '../../domain/rules/kinds/pattern/pattern-config.ts';
+import { withPatternReplay } from '../../domain/rules/kinds/pattern/pattern-replay.ts';
 import { kindOf } from '../../domain/rules/kinds/registry.ts';
 import { validateRuleConfig } from '../../domain/rules/rule-config-validation.ts';
 import { validationError } from '../../errors.ts';

@@ -10,9 +10,6 @@ const ALLOWED: Readonly<Record<string, string>> = {
   // An alert's explanation of a pattern match is tagged with its kind (a response shape).
   'src/schemas/alert-responses.ts': 'the explanation of a pattern match',
   'src/domain/alerts/alert.ts': 'the explanation of a pattern match',
-  'src/domain/rules/pattern/pattern-explanation.ts': 'the explanation of a pattern match',
-  // The pattern matcher keeps the rules of its own kind (the PATTERN kind's code).
-  'src/domain/rules/pattern/pattern-rules.ts': "the PATTERN kind's own matcher",
 };
 
 const LITERAL = /'(THRESHOLD|RATE_CHANGE|ANOMALY|PATTERN)'/;

@@ -315,7 +315,7 @@ void t.test('invalid configs give the exact messages of DESIGN 6', (t) => {
       errors: ['ruleConfig must be an object, got array'],
     },
     {
-      name: 'ANOMALY: its own keys (test/domain/rules/anomaly has every case)',
+      name: 'ANOMALY: its own keys (test/domain/rules/kinds/anomaly has every case)',
       type: 'ANOMALY',
       input: { sensitivity: 'high', metric: 'eventRate' },
       errors: [

@@ -6,7 +6,7 @@
  */
 import { MINUTE_MS } from '../../metrics/time.ts';
 import type { ConditionLeaf, OperatorName, RuleConfig } from '../rule-types.ts';
-import type { AnomalyDirection } from '../anomaly/anomaly-config.ts';
+import type { AnomalyDirection } from '../kinds/anomaly/anomaly-config.ts';
 import { kindOf } from '../kinds/registry.ts';
 import { MAX_CHART_POINTS, type BacktestChart, type ChartSeries } from './backtest-result.ts';
 

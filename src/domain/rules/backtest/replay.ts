@@ -14,7 +14,7 @@ import { RuleEngine, readSpanMs } from '../rule-engine.ts';
 import { kindOf } from '../kinds/registry.ts';
 import type { ActiveRule } from '../rule.ts';
 import { ReplayMetrics } from './replay-metrics.ts';
-import type { BackfillAnswer, BackfillRequest } from '../anomaly/anomaly-rules.ts';
+import type { BackfillAnswer, BackfillRequest } from '../kinds/anomaly/anomaly-rules.ts';
 
 /** What one tick decided, in the order the metrics actor posts it. */
 export interface TickOutcome {

@@ -15,7 +15,7 @@ import { MAX_BACKTEST_TRANSITIONS, type BacktestResult } from './backtest-result
 import { ChartRecorder, chartStepMs } from './chart-series.ts';
 import { NotificationLedger } from './notification-ledger.ts';
 import { Replay, warmUpMs } from './replay.ts';
-import type { BackfillRequest } from '../anomaly/anomaly-rules.ts';
+import type { BackfillRequest } from '../kinds/anomaly/anomaly-rules.ts';
 
 export interface BacktestJob {
   readonly rule: ActiveRule;

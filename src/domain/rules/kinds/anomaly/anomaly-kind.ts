@@ -1,23 +1,20 @@
 /**
  * @module ANOMALY: a per-bucket series (a rate, a ratio, a latency) judged against a band learnt
- * from its own history. Its code is in ../../anomaly/; this is what the generic code reaches.
+ * from its own history. Its code is the rest of this
+ * folder; this object is what the generic code reaches.
  */
-import {
-  anomalyConditionText,
-  anomalyRecommendations,
-  anomalyWarnings,
-} from '../../anomaly/anomaly-advice.ts';
-import { COUNT_METRICS, type AnomalyConfig } from '../../anomaly/anomaly-config.ts';
+import { anomalyConditionText, anomalyRecommendations, anomalyWarnings } from './anomaly-advice.ts';
+import { COUNT_METRICS, type AnomalyConfig } from './anomaly-config.ts';
 import {
   anomalyWhenLines,
   isAnomalyConfig,
   parseAnomalyWhen,
   sameAnomalyWhen,
-} from '../../anomaly/anomaly-drl.ts';
-import { seriesName } from '../../anomaly/anomaly-explanation.ts';
-import { anomalyConfigOf, anomalyRestoreMs } from '../../anomaly/anomaly-rules.ts';
-import { simulateAnomaly } from '../../anomaly/anomaly-simulation.ts';
-import { validateAnomalyConfig } from '../../anomaly/anomaly-validation.ts';
+} from './anomaly-drl.ts';
+import { seriesName } from './anomaly-explanation.ts';
+import { anomalyConfigOf, anomalyRestoreMs } from './anomaly-rules.ts';
+import { simulateAnomaly } from './anomaly-simulation.ts';
+import { validateAnomalyConfig } from './anomaly-validation.ts';
 import { neverFiresLines, readNeverFires } from '../../drl-syntax.ts';
 import { prepareNever } from '../../evaluator.ts';
 import type { Condition, RuleConfig } from '../../rule-types.ts';

@@ -9,7 +9,7 @@ import {
   BUCKET_MINUTES,
   DIRECTIONS,
   SEASONALITIES,
-} from '../../anomaly/anomaly-config.ts';
+} from './anomaly-config.ts';
 import { MAX_LIFECYCLE_SECONDS } from '../../rule-types.ts';
 
 const oneOf = (values: readonly (string | number)[]): string => `One of ${values.join(', ')}`;

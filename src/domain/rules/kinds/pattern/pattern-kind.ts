@@ -1,20 +1,20 @@
 /**
  * @module PATTERN: a sequence of events per partition (and optionally an event that must not
- * follow), matched on the stored events themselves. Its code is in ../../pattern/; this is what
- * the generic code reaches.
+ * follow), matched on the stored events themselves. Its code is the rest of this
+ * folder; this object is what the generic code reaches.
  */
 import { neverFiresLines, readNeverFires } from '../../drl-syntax.ts';
 import { prepareNever } from '../../evaluator.ts';
-import { patternRecommendations } from '../../pattern/pattern-advice.ts';
-import type { PatternCondition, PatternConfig } from '../../pattern/pattern-config.ts';
+import { patternRecommendations } from './pattern-advice.ts';
+import type { PatternCondition, PatternConfig } from './pattern-config.ts';
 import {
   PATTERN_FUNCTION,
   parsePatternArgument,
   patternWhenLines,
   samePattern,
-} from '../../pattern/pattern-drl.ts';
-import { patternText } from '../../pattern/pattern-text.ts';
-import { storedPatternConfig, validatePatternConfig } from '../../pattern/pattern-validation.ts';
+} from './pattern-drl.ts';
+import { patternText } from './pattern-text.ts';
+import { storedPatternConfig, validatePatternConfig } from './pattern-validation.ts';
 import type { RuleConfig } from '../../rule-types.ts';
 import type { DrlWhenReader, RuleKind } from '../rule-kind.ts';
 import { PatternConfigSchema } from './pattern-schema.ts';

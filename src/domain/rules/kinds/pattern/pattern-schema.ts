@@ -3,7 +3,7 @@
  * (pattern-validation.ts, with its hints), and the OpenAPI component.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { CONTIGUITIES, PARTITION_FIELDS } from '../../pattern/pattern-config.ts';
+import { CONTIGUITIES, PARTITION_FIELDS } from './pattern-config.ts';
 import { MAX_LIFECYCLE_SECONDS, OPERATOR_NAMES } from '../../rule-types.ts';
 
 const Where = Type.Optional(

@@ -4,14 +4,14 @@
  * (`steps[1].where[0]: ...`) and saying what would be accepted. Returns the normalised config
  * (defaults filled in), which the matcher, the DRL and the rule test read.
  */
-import { SEVERITIES } from '../../event.ts';
+import { SEVERITIES } from '../../../event.ts';
 import {
   MAX_LIFECYCLE_SECONDS,
   OPERATORS,
   OPERATOR_NAMES,
   type OperatorName,
-} from '../rule-types.ts';
-import { suggest } from '../suggest.ts';
+} from '../../rule-types.ts';
+import { suggest } from '../../suggest.ts';
 import {
   ABSENT_KEYS,
   CONDITION_KEYS,

@@ -2,8 +2,8 @@
  * @module The ANOMALY ruleConfig (issue 20 section 2): its keys, their bounds and defaults, and the
  * normalised shape that validation produces and the DRL, the baselines and the evaluator consume.
  */
-import { BUCKET_MEASURES, type BucketMeasure } from '../../metrics/windows/bucket-read.ts';
-import type { LifecycleKeys } from '../../alerts/lifecycle-keys.ts';
+import { BUCKET_MEASURES, type BucketMeasure } from '../../../metrics/windows/bucket-read.ts';
+import type { LifecycleKeys } from '../../../alerts/lifecycle-keys.ts';
 
 /** What one bucket measures (declared with the metrics that answer it). */
 export const ANOMALY_METRICS = BUCKET_MEASURES;

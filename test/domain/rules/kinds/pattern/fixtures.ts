@@ -2,7 +2,7 @@
  * @module Fixtures for the PATTERN tests: the login example's ruleConfig (as a user writes it)
  * and a committed event as the metrics actor receives it while a PATTERN rule is ACTIVE.
  */
-import type { DetailedMetricEvent } from '../../../../src/domain/event.ts';
+import type { DetailedMetricEvent } from '../../../../../src/domain/event.ts';
 
 /** "3 failed logins then a success for the same userId within 5 minutes". */
 export const LOGIN_CONFIG = {

@@ -3,12 +3,12 @@
  * completed sequence, per step its first and last event; and the same in words for notifications
  * (`userId=alice: login x3 (evt_1 .. evt_3) then login (evt_4) within 5 min`).
  */
-import { eventIdOf } from '../../event-id.ts';
+import { eventIdOf } from '../../../event-id.ts';
 import type {
   ExplainedPattern,
   ExplainedPatternEvent,
   ExplainedPatternMatch,
-} from '../../alerts/alert.ts';
+} from '../../../alerts/alert.ts';
 import type { PatternConfig } from './pattern-config.ts';
 import type { PatternMatch } from './pattern-matcher.ts';
 

@@ -6,8 +6,8 @@ import {
   LIFECYCLE_KEYS,
   MAX_LIFECYCLE_SECONDS,
   type LifecycleKeys,
-} from '../../alerts/lifecycle-keys.ts';
-import { suggest } from '../suggest.ts';
+} from '../../../alerts/lifecycle-keys.ts';
+import { suggest } from '../../suggest.ts';
 import {
   ANOMALY_ALGORITHMS,
   ANOMALY_DEFAULTS,

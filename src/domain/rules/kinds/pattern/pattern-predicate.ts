@@ -2,7 +2,7 @@
  * @module The `where` conditions of a step, compiled once per rule into one function of the
  * event: fields are resolved to readers up front, so matching an event walks no config.
  */
-import type { DetailedMetricEvent } from '../../event.ts';
+import type { DetailedMetricEvent } from '../../../event.ts';
 import type { PatternCondition, PatternValue } from './pattern-config.ts';
 
 export type EventPredicate = (event: DetailedMetricEvent) => boolean;

@@ -2,10 +2,10 @@
 // back-fill answers, the back-fill asked once per series, completed buckets read from the live
 // metrics, the alert's band next to the observed value, and the rule test's simulation.
 import t from 'tap';
-import { RuleEngine } from '../../../../src/domain/rules/rule-engine.ts';
-import { testRule } from '../../../../src/domain/rules/rule-test.ts';
-import { explanationText } from '../../../../src/domain/rules/explanation.ts';
-import { MINUTE, SECOND, T0, activeRule, events, newAggregator } from '../engine-fixtures.ts';
+import { RuleEngine } from '../../../../../src/domain/rules/rule-engine.ts';
+import { testRule } from '../../../../../src/domain/rules/rule-test.ts';
+import { explanationText } from '../../../../../src/domain/rules/explanation.ts';
+import { MINUTE, SECOND, T0, activeRule, events, newAggregator } from '../../engine-fixtures.ts';
 
 const CONFIG = {
   metric: 'eventRate',

@@ -4,10 +4,10 @@
  * the evaluator's tick never waits), then fed each completed bucket from the live metrics. Pure:
  * the time of a tick comes in as an argument.
  */
-import type { BucketRead, BucketedMetrics } from '../../metrics/windows/bucket-read.ts';
-import type { EvaluationResult } from '../evaluator.ts';
-import type { RuleConfig } from '../rule-types.ts';
-import { MINUTE_MS } from '../../metrics/time.ts';
+import type { BucketRead, BucketedMetrics } from '../../../metrics/windows/bucket-read.ts';
+import type { EvaluationResult } from '../../evaluator.ts';
+import type { RuleConfig } from '../../rule-types.ts';
+import { MINUTE_MS } from '../../../metrics/time.ts';
 import { ROBUST_WINDOW_BUCKETS, SEASON_MINUTES, type AnomalyConfig } from './anomaly-config.ts';
 import { bandValues, bandWords, explainBand, seriesName } from './anomaly-explanation.ts';
 import { AnomalySeries, type AnomalySeriesStatus } from './anomaly-series.ts';

@@ -3,7 +3,7 @@
  * `eval( $m.pattern("<normalised config as JSON>") )`, which the parser reads back through the
  * same validator, so that compiling checks the stored config survives the text byte for byte.
  */
-import { javaString } from '../drl-syntax.ts';
+import { javaString } from '../../drl-syntax.ts';
 import type { PatternConfig } from './pattern-config.ts';
 import { patternText } from './pattern-text.ts';
 import { validatePatternConfig } from './pattern-validation.ts';

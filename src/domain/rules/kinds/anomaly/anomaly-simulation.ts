@@ -3,9 +3,9 @@
  * other is simulated on what the live metrics hold (up to the last 24 h), learnt bucket by bucket
  * with the evaluator's own code. Pure: `now` is an argument.
  */
-import type { BucketedMetrics } from '../../metrics/windows/bucket-read.ts';
-import { MINUTE_MS } from '../../metrics/time.ts';
-import type { EvaluationResult } from '../evaluator.ts';
+import type { BucketedMetrics } from '../../../metrics/windows/bucket-read.ts';
+import { MINUTE_MS } from '../../../metrics/time.ts';
+import type { EvaluationResult } from '../../evaluator.ts';
 import type { AnomalyConfig } from './anomaly-config.ts';
 import { AnomalyRule, type AnomalyStatus } from './anomaly-rules.ts';
 import { sameAnomalyWhen } from './anomaly-drl.ts';

@@ -3,7 +3,7 @@
  * the bucket's place in the local day or week, so 09:00 stays 09:00 across DST changes (a spring
  * day has one hour fewer, an autumn one repeats an hour into the same slots).
  */
-import { suggest } from '../suggest.ts';
+import { suggest } from '../../suggest.ts';
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 

@@ -4,7 +4,7 @@
  * value). Fed completed buckets in order, from a back-fill of stored events or from the live
  * metrics, by the same observe(); pure, times are arguments (so a backtest can replay it).
  */
-import { MINUTE_MS } from '../../metrics/time.ts';
+import { MINUTE_MS } from '../../../metrics/time.ts';
 import { windowBuckets, type AnomalyConfig } from './anomaly-config.ts';
 import { bandOf, outside, scaleOf, type Band, type Scale } from './band.ts';
 import { baselineOf, type Baseline, type Estimate } from './baselines.ts';

@@ -2,7 +2,7 @@
  * @module A PATTERN rule as one readable line, stored on each alert:
  * `by userId within 5 min: login[metadata.success == false] x3 -> login[metadata.success == true]`.
  */
-import { OPERATORS } from '../rule-types.ts';
+import { OPERATORS } from '../../rule-types.ts';
 import type { PatternCondition, PatternConfig } from './pattern-config.ts';
 
 const conditionText = (c: PatternCondition): string =>

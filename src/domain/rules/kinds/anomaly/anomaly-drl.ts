@@ -3,7 +3,7 @@
  * with a constraint per key, and the alert window's share compared with minFraction; and its
  * parser, so that the generated text is checked by reading it back.
  */
-import { javaDouble, javaString, type DrlTokenReader } from '../drl-syntax.ts';
+import { javaDouble, javaString, type DrlTokenReader } from '../../drl-syntax.ts';
 import { ANOMALY_KEYS, type AnomalyConfig } from './anomaly-config.ts';
 import { validateAnomalyConfig } from './anomaly-validation.ts';
 

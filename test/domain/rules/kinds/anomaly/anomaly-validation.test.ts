@@ -2,17 +2,17 @@
 // DRL generated and parsed back (golden text, random configs, jsonb key order, tampering).
 import t from 'tap';
 import fc from 'fast-check';
-import { compileDrl, generateDrl, type DrlRule } from '../../../../src/domain/rules/drl.ts';
-import { parseDrl } from '../../../../src/domain/rules/drl-parser.ts';
-import { validateRuleConfig } from '../../../../src/domain/rules/rule-config-validation.ts';
+import { compileDrl, generateDrl, type DrlRule } from '../../../../../src/domain/rules/drl.ts';
+import { parseDrl } from '../../../../../src/domain/rules/drl-parser.ts';
+import { validateRuleConfig } from '../../../../../src/domain/rules/rule-config-validation.ts';
 import {
   ANOMALY_ALGORITHMS,
   ANOMALY_METRICS,
   BUCKET_MINUTES,
   DIRECTIONS,
-} from '../../../../src/domain/rules/anomaly/anomaly-config.ts';
-import { conditionText } from '../../../../src/domain/rules/condition-text.ts';
-import type { RuleConfig } from '../../../../src/domain/rules/rule-types.ts';
+} from '../../../../../src/domain/rules/kinds/anomaly/anomaly-config.ts';
+import { conditionText } from '../../../../../src/domain/rules/condition-text.ts';
+import type { RuleConfig } from '../../../../../src/domain/rules/rule-types.ts';
 
 const errorsOf = (config: unknown): readonly string[] => {
   const v = validateRuleConfig('ANOMALY', config);

@@ -1,8 +1,11 @@
 // ANOMALY bands on synthetic series with known answers: flat, trend, daily rhythm, level shift,
 // low traffic; winsorising, DST-correct seasonal slots, and the fixed memory per algorithm.
 import t from 'tap';
-import { AnomalySeries } from '../../../../src/domain/rules/anomaly/anomaly-series.ts';
-import { minuteOfLocalWeek, LocalClock } from '../../../../src/domain/rules/anomaly/timezone.ts';
+import { AnomalySeries } from '../../../../../src/domain/rules/kinds/anomaly/anomaly-series.ts';
+import {
+  minuteOfLocalWeek,
+  LocalClock,
+} from '../../../../../src/domain/rules/kinds/anomaly/timezone.ts';
 import { config, dailyMean, poisson, random, run } from './series-fixtures.ts';
 
 const outsideAt = (judged: ReturnType<typeof run>, from = 0): number[] =>

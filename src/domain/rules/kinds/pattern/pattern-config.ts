@@ -4,7 +4,7 @@
  * read only the current event (never another step's event): that is what bounds each partition's
  * state to a few numbers per step (docs/rules.md, PATTERN).
  */
-import type { LifecycleKeys, OperatorName } from '../rule-types.ts';
+import type { LifecycleKeys, OperatorName } from '../../rule-types.ts';
 
 /** The event fields a partition key may be: a tag is `tags.<key>`. */
 export const PARTITION_FIELDS = ['userId', 'sessionId', 'source'] as const;

@@ -2,11 +2,11 @@
 // normalised form, and the DRL generated and parsed back (golden text and random round trips).
 import t from 'tap';
 import fc from 'fast-check';
-import { compileDrl, generateDrl } from '../../../../src/domain/rules/drl.ts';
-import { parseDrl } from '../../../../src/domain/rules/drl-parser.ts';
-import { conditionText } from '../../../../src/domain/rules/condition-text.ts';
-import { validateRuleConfig } from '../../../../src/domain/rules/rule-config-validation.ts';
-import type { RuleConfig } from '../../../../src/domain/rules/rule-types.ts';
+import { compileDrl, generateDrl } from '../../../../../src/domain/rules/drl.ts';
+import { parseDrl } from '../../../../../src/domain/rules/drl-parser.ts';
+import { conditionText } from '../../../../../src/domain/rules/condition-text.ts';
+import { validateRuleConfig } from '../../../../../src/domain/rules/rule-config-validation.ts';
+import type { RuleConfig } from '../../../../../src/domain/rules/rule-types.ts';
 import { LOGIN_CONFIG } from './fixtures.ts';
 
 const LOGIN = LOGIN_CONFIG;

@@ -2,9 +2,9 @@
 // completed sequence with its explanation, a re-delivered event not counted twice, the absent
 // deadline on a tick, resolution after keepFiringSeconds, and the runtime status.
 import t from 'tap';
-import type { DetailedMetricEvent, MetricEvent } from '../../../../src/domain/event.ts';
-import { RuleEngine } from '../../../../src/domain/rules/rule-engine.ts';
-import { T0, activeRule, newAggregator } from '../engine-fixtures.ts';
+import type { DetailedMetricEvent, MetricEvent } from '../../../../../src/domain/event.ts';
+import { RuleEngine } from '../../../../../src/domain/rules/rule-engine.ts';
+import { T0, activeRule, newAggregator } from '../../engine-fixtures.ts';
 import { LOGIN_CONFIG, detailedEvent } from './fixtures.ts';
 
 const LOGIN = { ...LOGIN_CONFIG, keepFiringSeconds: 10 };

@@ -2,13 +2,13 @@
 // sequences complete, at the same events, for the same keys; plus absence, sweeps and eviction.
 import t from 'tap';
 import fc from 'fast-check';
-import type { DetailedMetricEvent } from '../../../../src/domain/event.ts';
+import type { DetailedMetricEvent } from '../../../../../src/domain/event.ts';
 import { detailedEvent } from './fixtures.ts';
 import type {
   PatternConfig,
   PatternStep,
-} from '../../../../src/domain/rules/pattern/pattern-config.ts';
-import { PatternMatcher } from '../../../../src/domain/rules/pattern/pattern-matcher.ts';
+} from '../../../../../src/domain/rules/kinds/pattern/pattern-config.ts';
+import { PatternMatcher } from '../../../../../src/domain/rules/kinds/pattern/pattern-matcher.ts';
 
 const WITHIN_MS = 60_000;
 

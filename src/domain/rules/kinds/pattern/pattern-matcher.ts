@@ -9,7 +9,7 @@
  * `maxPartitions` the least recently used is evicted and counted. Pure: time comes from the
  * events (receivedAt) and the tick's argument.
  */
-import type { DetailedMetricEvent } from '../../event.ts';
+import type { DetailedMetricEvent } from '../../../event.ts';
 import type { PatternConfig } from './pattern-config.ts';
 import { partitionReader, predicateOf, type EventPredicate } from './pattern-predicate.ts';
 

@@ -3,7 +3,7 @@
  * on each alert), the rule test's warnings (a filter key no event used) and recommendations (the
  * history there is to learn from, settings that make a noisy or blind band).
  */
-import type { WindowedMetrics } from '../../metrics/windows/window-reads.ts';
+import type { WindowedMetrics } from '../../../metrics/windows/window-reads.ts';
 import { COUNT_METRICS, type AnomalyConfig } from './anomaly-config.ts';
 import { seriesName } from './anomaly-explanation.ts';
 import type { AnomalyStatus } from './anomaly-rules.ts';

@@ -5,9 +5,9 @@
  * which every event of a partition affects). Each tick moves what completed since the previous
  * tick into that tick's evaluation: the rule holds when a sequence completed.
  */
-import { isDetailed, type MetricEvent } from '../../event.ts';
-import type { ExplainedPattern } from '../../alerts/alert.ts';
-import type { ActiveRule } from '../rule.ts';
+import { isDetailed, type MetricEvent } from '../../../event.ts';
+import type { ExplainedPattern } from '../../../alerts/alert.ts';
+import type { ActiveRule } from '../../rule.ts';
 import type { PatternConfig } from './pattern-config.ts';
 import { storedPatternConfig } from './pattern-validation.ts';
 import { explainPattern, matchWords } from './pattern-explanation.ts';

@@ -3,10 +3,10 @@
  * (a seeded generator), Poisson counts, a daily rhythm, and a runner that feeds a series and
  * records each bucket's band and verdict.
  */
-import { validateAnomalyConfig } from '../../../../src/domain/rules/anomaly/anomaly-validation.ts';
-import type { AnomalyConfig } from '../../../../src/domain/rules/anomaly/anomaly-config.ts';
-import { AnomalySeries } from '../../../../src/domain/rules/anomaly/anomaly-series.ts';
-import { prng } from '../../../../bench/load-generators/event-mix.ts';
+import { validateAnomalyConfig } from '../../../../../src/domain/rules/kinds/anomaly/anomaly-validation.ts';
+import type { AnomalyConfig } from '../../../../../src/domain/rules/kinds/anomaly/anomaly-config.ts';
+import { AnomalySeries } from '../../../../../src/domain/rules/kinds/anomaly/anomaly-series.ts';
+import { prng } from '../../../../../bench/load-generators/event-mix.ts';
 
 /** The benches' seeded generator (mulberry32): the same stream for the same seed. */
 export const random = prng;

@@ -2,12 +2,12 @@
 // own request), seeds it, and the replayed events' completed buckets make it fire on a drop, at
 // the tick the live evaluator would have fired, with the band in the transition's values.
 import t from 'tap';
-import type { MetricEvent } from '../../../../src/domain/event.ts';
-import type { BackfillRequest } from '../../../../src/domain/rules/anomaly/anomaly-rules.ts';
-import type { BandChartSeries } from '../../../../src/domain/rules/backtest/backtest-result.ts';
-import { ChartRecorder } from '../../../../src/domain/rules/backtest/chart-series.ts';
-import { runBacktest } from '../../../../src/domain/rules/backtest/run-backtest.ts';
-import { activeRule, events } from '../engine-fixtures.ts';
+import type { MetricEvent } from '../../../../../src/domain/event.ts';
+import type { BackfillRequest } from '../../../../../src/domain/rules/kinds/anomaly/anomaly-rules.ts';
+import type { BandChartSeries } from '../../../../../src/domain/rules/backtest/backtest-result.ts';
+import { ChartRecorder } from '../../../../../src/domain/rules/backtest/chart-series.ts';
+import { runBacktest } from '../../../../../src/domain/rules/backtest/run-backtest.ts';
+import { activeRule, events } from '../../engine-fixtures.ts';
 
 const HOUR = 3_600_000;
 /** 2026-11-23T00:00Z. */

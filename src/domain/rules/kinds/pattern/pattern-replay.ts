@@ -4,9 +4,9 @@
  * says merged into the test result: the sequences that would have completed, the last one
  * explained, and how many partitions the rule would have held (its memory).
  */
-import type { DetailedMetricEvent } from '../../event.ts';
-import type { ExplainedPatternMatch } from '../../alerts/alert.ts';
-import type { RuleTestResult } from '../rule-test.ts';
+import type { DetailedMetricEvent } from '../../../event.ts';
+import type { ExplainedPatternMatch } from '../../../alerts/alert.ts';
+import type { RuleTestResult } from '../../rule-test.ts';
 import type { PatternConfig } from './pattern-config.ts';
 import { explainMatch, explainPattern, matchWords } from './pattern-explanation.ts';
 import { PatternMatcher, type PatternMatch } from './pattern-matcher.ts';
