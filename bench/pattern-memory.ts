@@ -1,8 +1,8 @@
 // Bytes per partition of the PATTERN matcher (docs/rules.md): heap after holding N partial
 // sequences of the login example, divided by N.
 // Run: node --expose-gc --import tsx bench/pattern-memory.ts [failed logins held per key, default 3]
-import { PatternMatcher } from '../src/domain/rules/pattern/pattern-matcher.ts';
-import { validatePatternConfig } from '../src/domain/rules/pattern/pattern-validation.ts';
+import { PatternMatcher } from '../src/domain/rules/kinds/pattern/pattern-matcher.ts';
+import { validatePatternConfig } from '../src/domain/rules/kinds/pattern/pattern-validation.ts';
 import { LOGIN_CONFIG, detailedEvent } from '../test/support/shared.ts';
 
 const N = 100_000;

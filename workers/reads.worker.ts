@@ -18,7 +18,7 @@ import {
   PatternReplayer,
   REPLAY_MAX_EVENTS,
   REPLAY_MINUTES,
-} from '../src/domain/rules/pattern/pattern-replay.ts';
+} from '../src/domain/rules/kinds/pattern/pattern-replay.ts';
 import type { DetailedMetricEvent } from '../src/domain/event.ts';
 import { nameThisThread, THREAD_NAMES } from '../src/telemetry/thread-name.ts';
 import { lowerThisThread } from '../src/telemetry/thread-priority.ts';

@@ -4,7 +4,7 @@
  * do not take every storage worker from ingest), and hands it to the actor. A failed read is
  * logged and answered with no values: that series learns from the live metrics only.
  */
-import type { BackfillRequest } from '../domain/rules/anomaly/anomaly-rules.ts';
+import type { BackfillRequest } from '../domain/rules/kinds/anomaly/anomaly-rules.ts';
 import type { Logger } from '../log.ts';
 import type { MetricsActor } from './metrics-actor-client.ts';
 import type { StoragePool } from './storage-pool.ts';

@@ -9,10 +9,13 @@ import { Worker } from 'node:worker_threads';
 import { gzipSync } from 'node:zlib';
 import type { ClusterView } from '../domain/cluster/cluster-view.ts';
 import type { KeyLookup, NewestEvents } from '../domain/metrics/state/last-event-times.ts';
-import type { AlertTransition, RulePending } from '../domain/rules/alert.ts';
+import type { AlertTransition, RulePending } from '../domain/alerts/alert.ts';
 import type { MetricsHistory } from '../domain/metrics/snapshot/snapshot.ts';
 import type { ActiveRule } from '../domain/rules/rule.ts';
-import type { BackfillAnswer, BackfillRequest } from '../domain/rules/anomaly/anomaly-rules.ts';
+import type {
+  BackfillAnswer,
+  BackfillRequest,
+} from '../domain/rules/kinds/anomaly/anomaly-rules.ts';
 import type { RuleTestInput, RuleTestResult } from '../domain/rules/rule-test.ts';
 import type { RuleRuntimeStatus } from '../domain/rules/rule-engine.ts';
 import { AppError } from '../errors.ts';

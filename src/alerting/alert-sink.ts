@@ -37,9 +37,9 @@ import {
   type DeliveryResult,
   type PendingMessage,
   type RulePending,
-} from '../domain/rules/alert.ts';
-import type { Notification } from '../domain/rules/notification.ts';
-import { deliveryTarget, type PendingNotification } from '../domain/rules/pending-notification.ts';
+} from '../domain/alerts/alert.ts';
+import type { Notification } from '../domain/alerts/notification.ts';
+import { deliveryTarget, type PendingNotification } from '../domain/alerts/pending-notification.ts';
 import type { RuleNotification } from '../domain/rules/rule.ts';
 import type { Logger } from '../log.ts';
 import { createDeliveryRecorder } from './delivery-recorder.ts';

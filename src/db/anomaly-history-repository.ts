@@ -4,8 +4,8 @@
  * metrics actor restarts (and by a backtest before its replay). Bucketed by receipt time, as the
  * live metrics count; the range is found through the receipt-time index (events_received_id).
  */
-import { MAX_BACKFILL_MINUTES } from '../domain/rules/anomaly/anomaly-config.ts';
-import type { BackfillRequest } from '../domain/rules/anomaly/anomaly-rules.ts';
+import { MAX_BACKFILL_MINUTES } from '../domain/rules/kinds/anomaly/anomaly-config.ts';
+import type { BackfillRequest } from '../domain/rules/kinds/anomaly/anomaly-rules.ts';
 import type { BucketMeasure } from '../domain/metrics/windows/bucket-read.ts';
 import type { Sql } from './connect.ts';
 

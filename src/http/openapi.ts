@@ -81,16 +81,41 @@ function operation(route: Route): Record<string, unknown> {
   };
 }
 
+const COMPONENTS = '#/components/schemas/';
+
+/**
+ * Every schema that names itself (`$id`: a rule kind's config, a rule variant) becomes one
+ * component, defined once and referenced with `$ref` wherever it appears; typebox's own
+ * references to an `$id` (a recursive schema's) are pointed at the component too.
+ */
+function hoistIds(value: unknown, components: Record<string, unknown>): unknown {
+  if (Array.isArray(value)) return value.map((v) => hoistIds(v, components));
+  if (typeof value !== 'object' || value === null) return value;
+  const { $id, ...rest } = value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(rest)) {
+    out[key] =
+      key === '$ref' && typeof v === 'string' && !v.startsWith('#')
+        ? COMPONENTS + v
+        : hoistIds(v, components);
+  }
+  if (typeof $id !== 'string') return out;
+  components[$id] ??= out;
+  return { $ref: COMPONENTS + $id };
+}
+
 export function openApiDocument(routes: readonly Route[]): Record<string, unknown> {
-  const paths: Record<string, Record<string, unknown>> = {};
+  const operations: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
-    const entry = (paths[openApiPath(route.path)] ??= {});
+    const entry = (operations[openApiPath(route.path)] ??= {});
     entry[route.method.toLowerCase()] = operation(route);
   }
+  const schemas: Record<string, unknown> = {};
+  const paths = hoistIds(operations, schemas);
   return {
     openapi: '3.1.0',
     info: { title: SERVICE_NAME, version: SERVICE_VERSION },
-    components: { securitySchemes: SECURITY_SCHEMES },
+    components: { schemas, securitySchemes: SECURITY_SCHEMES },
     security: [{ bearer: [] }, { apiKey: [] }],
     paths,
   };

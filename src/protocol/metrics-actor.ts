@@ -6,10 +6,13 @@ import type { ClusterView } from '../domain/cluster/cluster-view.ts';
 import type { MetricEvent } from '../domain/event.ts';
 import type { MetricsHistory } from '../domain/metrics/snapshot/snapshot.ts';
 import type { KeyLookup, NewestEvents } from '../domain/metrics/state/last-event-times.ts';
-import type { AlertTransition, RulePending } from '../domain/rules/alert.ts';
+import type { AlertTransition, RulePending } from '../domain/alerts/alert.ts';
 import type { ActiveRule } from '../domain/rules/rule.ts';
 import type { RuleRuntimeStatus } from '../domain/rules/rule-engine.ts';
-import type { BackfillAnswer, BackfillRequest } from '../domain/rules/anomaly/anomaly-rules.ts';
+import type {
+  BackfillAnswer,
+  BackfillRequest,
+} from '../domain/rules/kinds/anomaly/anomaly-rules.ts';
 import type { RuleTestInput, RuleTestResult } from '../domain/rules/rule-test.ts';
 import type { ActorHeap } from '../telemetry/thread-heap.ts';
 import type { TickSummary } from '../telemetry/tick-stats.ts';

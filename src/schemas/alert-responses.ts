@@ -1,6 +1,6 @@
 /**
  * @module Response schema of the alert endpoints: documents the stored alert in OpenAPI, tied at
- * compile time to its one declaration in src/domain/rules/alert.ts.
+ * compile time to its one declaration in src/domain/alerts/alert.ts.
  */
 import { Type, type TLiteral, type TSchema, type TUnion } from '@sinclair/typebox';
 import {
@@ -9,11 +9,11 @@ import {
   type DeliveryResult,
   type ExplainedCondition,
   type ExplainedPattern,
-} from '../domain/rules/alert.ts';
+} from '../domain/alerts/alert.ts';
 import { LOGICAL_OPERATORS, OPERATOR_NAMES, RULE_SEVERITIES } from '../domain/rules/rule-types.ts';
 import { describes } from './describes.ts';
-import type { ExplainedBand } from '../domain/rules/anomaly/anomaly-explanation.ts';
-import { ANOMALY_METRICS, DIRECTIONS } from '../domain/rules/anomaly/anomaly-config.ts';
+import type { ExplainedBand } from '../domain/rules/kinds/anomaly/anomaly-explanation.ts';
+import { ANOMALY_METRICS, DIRECTIONS } from '../domain/rules/kinds/anomaly/anomaly-config.ts';
 
 /** A string that is one of `values` (each a literal, so OpenAPI lists them). */
 export const literals = <T extends string>(values: readonly T[]): TUnion<TLiteral<T>[]> =>

@@ -7,7 +7,7 @@ import type {
   BandChartSeries,
   ThresholdChartSeries,
 } from '../domain/rules/backtest/backtest-result.ts';
-import { DIRECTIONS } from '../domain/rules/anomaly/anomaly-config.ts';
+import { DIRECTIONS } from '../domain/rules/kinds/anomaly/anomaly-config.ts';
 import { OPERATOR_NAMES } from '../domain/rules/rule-types.ts';
 import { literals } from './alert-responses.ts';
 import { describes } from './describes.ts';

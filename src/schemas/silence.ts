@@ -6,7 +6,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { RULE_SEVERITIES } from '../domain/rules/rule-types.ts';
-import { suggest } from '../domain/rules/suggest.ts';
+import { suggest } from '../domain/suggest.ts';
 import {
   MAX_SILENCE_DAYS,
   MAX_SILENCE_LEAD_DAYS,

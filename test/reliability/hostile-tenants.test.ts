@@ -11,7 +11,7 @@ import { freePort } from '../support/free-port.ts';
 import { spawnVigil, stopServer } from '../support/service-process.ts';
 import { keyHeaders } from '../support/keys.ts';
 import { checkStored, startIngestLoad } from '../support/reliability/ingest-load.ts';
-import { LOGIN_CONFIG } from '../domain/rules/pattern/fixtures.ts';
+import { LOGIN_CONFIG } from '../domain/rules/kinds/pattern/fixtures.ts';
 
 const MAX_CONNECTIONS = 100;
 const SEEDED_LOGINS = 20_000;

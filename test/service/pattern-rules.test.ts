@@ -9,7 +9,7 @@ import { expectJson, rulesApi, type Rule } from '../support/rules.ts';
 import { startTestService } from '../support/service.ts';
 import { alertsOf, waitUntil, type Alert } from './alerts-helpers.ts';
 import { postJson } from './helpers.ts';
-import { LOGIN_CONFIG } from '../domain/rules/pattern/fixtures.ts';
+import { LOGIN_CONFIG } from '../domain/rules/kinds/pattern/fixtures.ts';
 
 const svc = await startTestService(t, { RULE_EVALUATION_MS: '200' });
 const rules = rulesApi(svc);

@@ -39,4 +39,4 @@ export { mib, percentile, probeHealth, startSampler } from './reliability/probes
 export { runShutdown, type ShutdownResult } from './reliability/shutdown.ts';
 export { runWsAbuse } from './reliability/ws-abuse.ts';
 export { subscribe } from './reliability/ws-clients.ts';
-export { LOGIN_CONFIG, detailedEvent } from '../domain/rules/pattern/fixtures.ts';
+export { LOGIN_CONFIG, detailedEvent } from '../domain/rules/kinds/pattern/fixtures.ts';

@@ -7,7 +7,7 @@ import {
   PatternReplayer,
   REPLAY_MAX_EVENTS,
   REPLAY_MINUTES,
-} from '../../src/domain/rules/pattern/pattern-replay.ts';
+} from '../../src/domain/rules/kinds/pattern/pattern-replay.ts';
 import type { EventReadHandlers } from '../../src/protocol/storage/index.ts';
 import type { AreaTable, StorageContext } from './context.ts';
 

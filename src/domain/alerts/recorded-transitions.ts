@@ -4,8 +4,8 @@
  * Which incidents are notified (a silence covering one, the budget holding it back) is decided
  * once, in that transaction: the front thread delivers exactly `outboxed`, and decides nothing.
  */
-import type { StoredTransition } from '../rules/alert.ts';
-import type { PendingNotification } from '../rules/pending-notification.ts';
+import type { StoredTransition } from './alert.ts';
+import type { PendingNotification } from './pending-notification.ts';
 
 export interface RecordedTransitions {
   /** What was stored for each transition, in the order given. */

@@ -5,7 +5,7 @@
  * or `slack:oncall` (the Slack contact point named oncall). Plain data only (they cross threads).
  */
 import { NOTIFICATION_CHANNELS, type NotificationChannel } from '../rules/rule-types.ts';
-import { suggest } from '../rules/suggest.ts';
+import { suggest } from '../suggest.ts';
 
 export const MAX_CONTACT_POINT_NAME = 100;
 /** Letters, digits, `_`, `.`, `-`; no `:` (the separator of a channel entry) and no space. */

@@ -2,33 +2,26 @@
  * @module Parser for exactly the DRL subset that drl.ts emits: one rule with its id, type,
  * salience, condition tree and alert action. "Compiling" a rule is generating and parsing back.
  */
-import {
-  DRL_IMPORTS,
-  DRL_PACKAGE,
-  PERCENT_CHANGE_FUNCTION,
-  VALUE_FUNCTION,
-  type DrlTokenReader,
-} from './drl-syntax.ts';
-import { parseAnomalyWhen, type AnomalyWhen } from './anomaly/anomaly-drl.ts';
+import { DRL_IMPORTS, DRL_PACKAGE, VALUE_FUNCTION } from './drl-syntax.ts';
+import type { AnomalyWhen } from './kinds/anomaly/anomaly-drl.ts';
+import { ruleKinds, type RuleKindRegistry } from './kinds/registry.ts';
+import type { DrlWhenReader } from './kinds/rule-kind.ts';
 import {
   MAX_CONDITION_DEPTH,
   OPERATORS,
   RULE_SEVERITIES,
-  RULE_TYPES,
   type Condition,
   type ConditionLeaf,
   type LogicalOperator,
   type OperatorName,
   type RuleSeverity,
-  type RuleType,
 } from './rule-types.ts';
-import type { PatternConfig } from './pattern/pattern-config.ts';
-import { PATTERN_FUNCTION, parsePatternArgument } from './pattern/pattern-drl.ts';
+import type { PatternConfig } from './kinds/pattern/pattern-config.ts';
 
 export interface ParsedDrl {
   readonly id: number | null;
   readonly name: string;
-  readonly ruleType: RuleType;
+  readonly ruleType: string;
   readonly salience: number;
   readonly severity: RuleSeverity;
   /** The condition tree (leaves only carry windows); null for the never-firing stub. */
@@ -152,10 +145,12 @@ function tokenize(text: string): Token[] {
   return tokens;
 }
 
-class Parser implements DrlTokenReader {
+class Parser implements DrlWhenReader {
   private at = 0;
-  private anomaly: AnomalyWhen | undefined;
-  constructor(private readonly tokens: readonly Token[]) {}
+  constructor(
+    private readonly tokens: readonly Token[],
+    private readonly kinds: RuleKindRegistry,
+  ) {}
 
   private peek(): Token {
     return this.tokens[this.at] ?? { kind: 'eof', text: 'end of the DRL', line: 0 };
@@ -231,8 +226,8 @@ class Parser implements DrlTokenReader {
     this.take('ident', 'ruleType');
     this.take('punct', '(');
     const typeToken = this.take('string');
-    const ruleType = RULE_TYPES.find((t) => t === typeToken.text);
-    if (ruleType === undefined)
+    const ruleType = typeToken.text;
+    if (!this.kinds.has(ruleType))
       throw new DrlSyntaxError(`line ${typeToken.line}: unknown rule type`);
     this.take('punct', ')');
     const lifecycle = this.lifecycleAttributes();
@@ -246,11 +241,7 @@ class Parser implements DrlTokenReader {
     this.take('ident', 'MetricsSnapshot');
     this.take('punct', '(');
     this.take('punct', ')');
-    const pattern =
-      ruleType === 'PATTERN' && this.tokens[this.at + 2]?.text === '$m'
-        ? this.patternCondition()
-        : undefined;
-    const condition = pattern === undefined ? this.ruleCondition(ruleType) : null;
+    const { condition, pattern, anomaly } = this.kinds.get(ruleType).drl.parseWhen(this);
     this.take('ident', 'then');
     this.take('ident', 'insert');
     this.take('punct', '(');
@@ -287,7 +278,7 @@ class Parser implements DrlTokenReader {
       severity,
       condition,
       ...(pattern === undefined ? {} : { pattern }),
-      ...(this.anomaly === undefined ? {} : { anomaly: this.anomaly }),
+      ...(anomaly === undefined ? {} : { anomaly }),
     };
     if (!lifecycle.present) return rule;
     const { pendingSeconds, keepFiringSeconds } = lifecycle;
@@ -329,39 +320,16 @@ class Parser implements DrlTokenReader {
     return out;
   }
 
-  /** `eval( $m.pattern("...") )`: the PATTERN config, read back through its validator. */
-  private patternCondition(): PatternConfig {
-    this.take('ident', 'eval');
-    this.take('punct', '(');
-    this.take('ident', '$m');
-    this.take('punct', '.');
-    this.take('ident', PATTERN_FUNCTION);
-    this.take('punct', '(');
-    const argument = this.take('string');
-    this.take('punct', ')');
-    this.take('punct', ')');
-    try {
-      return parsePatternArgument(argument.text);
-    } catch (error) {
-      throw new DrlSyntaxError(`line ${argument.line}: ${(error as Error).message}`);
-    }
+  peekText(ahead: number): string | undefined {
+    return this.tokens[this.at + ahead]?.text;
   }
 
-  /** What the `when` part holds for each type: a tree, one rate leaf, or the never-firing stub. */
-  private ruleCondition(ruleType: RuleType): Condition | null {
-    if (ruleType === 'ANOMALY' && !this.is('ident', 'eval')) {
-      this.anomaly = parseAnomalyWhen(this);
-      return null;
-    }
-    if (ruleType === 'ANOMALY' || ruleType === 'PATTERN') {
-      this.take('ident', 'eval');
-      this.take('punct', '(');
-      this.take('ident', 'false');
-      this.take('punct', ')');
-      return null;
-    }
-    if (ruleType === 'RATE_CHANGE') return this.evalLeaf(PERCENT_CHANGE_FUNCTION);
+  conditionTree(): Condition {
     return this.condition(0);
+  }
+
+  failAt(line: number, message: string): never {
+    throw new DrlSyntaxError(`line ${line}: ${message}`);
   }
 
   private condition(depth: number): Condition {
@@ -388,7 +356,7 @@ class Parser implements DrlTokenReader {
   }
 
   /** `eval( $m.<fn>("<metric>", <window>) <op> <threshold> )` */
-  private evalLeaf(fn: string): ConditionLeaf {
+  evalLeaf(fn: string): ConditionLeaf {
     this.take('ident', 'eval');
     this.take('punct', '(');
     this.take('ident', '$m');
@@ -416,9 +384,9 @@ const countLeaves = (condition: Condition): number =>
   'logicalOperator' in condition ? condition.conditions.reduce((n, c) => n + countLeaves(c), 0) : 1;
 
 /** Parses DRL text of the emitted subset; any deviation is an error naming the line. */
-export function parseDrl(text: string): DrlParseResult {
+export function parseDrl(text: string, kinds: RuleKindRegistry = ruleKinds()): DrlParseResult {
   try {
-    return { ok: true, rule: new Parser(tokenize(text)).parse() };
+    return { ok: true, rule: new Parser(tokenize(text), kinds).parse() };
   } catch (error) {
     if (error instanceof DrlSyntaxError) return { ok: false, error: error.message };
     throw error;

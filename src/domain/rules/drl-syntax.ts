@@ -68,3 +68,17 @@ export interface DrlTokenReader {
   /** Throws the parser's syntax error: `line n: expected <expected>, got …`. */
   fail(expected: string): never;
 }
+
+/** The never-firing stub of a rule stored before its type had keys (it keeps its DRL and hash). */
+export const neverFiresLines = (ruleType: string, pad: string): string[] => [
+  `${pad}// ${ruleType} rules are not evaluated yet: this rule never fires.`,
+  `${pad}eval( false )`,
+];
+
+/** Reads the stub neverFiresLines wrote (its comment is no token). */
+export function readNeverFires(p: DrlTokenReader): void {
+  p.take('ident', 'eval');
+  p.take('punct', '(');
+  p.take('ident', 'false');
+  p.take('punct', ')');
+}

@@ -11,7 +11,7 @@ import {
   type SlotValues,
   type WindowedMetrics,
 } from '../metrics/windows/window-reads.ts';
-import type { ConditionExplanation, Explanation } from './alert.ts';
+import type { ConditionExplanation, Explanation } from '../alerts/alert.ts';
 import { ConditionProgram } from './condition-program.ts';
 import { compare, explainLeaf, explainNode } from './explanation.ts';
 import {
@@ -21,8 +21,9 @@ import {
   type ConditionLeaf,
   type OperatorName,
   type RuleConfig,
-  type RuleType,
 } from './rule-types.ts';
+import { ruleKinds, type RuleKindRegistry } from './kinds/registry.ts';
+import type { AnyRuleKind } from './kinds/rule-kind.ts';
 
 export interface EvaluationResult {
   readonly wouldTrigger: boolean;
@@ -77,7 +78,7 @@ export type PreparedRule = (
       readonly previousSlot: number;
       readonly baselineSlot: number;
     }
-  | { readonly kind: 'not-evaluated'; readonly ruleType: RuleType }
+  | { readonly kind: 'not-evaluated'; readonly ruleType: string }
 ) & {
   /** Its yes / no: where it starts in its set's program. */
   readonly program: ConditionProgram;
@@ -144,60 +145,78 @@ function emitRecovery(node: PreparedCondition, program: ConditionProgram): void 
 }
 
 /**
- * Prepares a validated config (the output of validateRuleConfig for `ruleType`) into `set`; throws
- * on an unknown metric, which only an unvalidated config can hold. `activeSince`: epoch ms at which
- * the rule became ACTIVE (-Infinity: unknown); a producer-silent metric of a key with no event yet
- * counts from the later of it and the metrics' start.
+ * Prepares a validated config (the output of validateRuleConfig for `ruleType`) into `set`, as its
+ * kind does (kinds/registry.ts); throws on an unknown metric, which only an unvalidated config can
+ * hold. `activeSince`: epoch ms at which the rule became ACTIVE (-Infinity: unknown); a
+ * producer-silent metric of a key with no event yet counts from the later of it and the metrics'
+ * start.
  */
 export function prepareRule(
-  ruleType: RuleType,
+  ruleType: string,
   config: RuleConfig,
   set: PreparedSet,
   activeSince = Number.NEGATIVE_INFINITY,
+  kinds: RuleKindRegistry = ruleKinds(),
+): PreparedRule {
+  return kinds.get(ruleType).evaluation.prepare(config, set, activeSince);
+}
+
+/** A condition tree (THRESHOLD): its yes / no, and its recovery yes / no when a leaf has one. */
+export function prepareConditionTree(
+  config: Condition,
+  set: PreparedSet,
+  activeSince: number,
 ): PreparedRule {
   const { program } = set;
   const start = program.size;
-  switch (ruleType) {
-    case 'THRESHOLD': {
-      const leaves: PreparedLeaf[] = [];
-      const root = prepareCondition(config as Condition, leaves, set, activeSince);
-      let recoveryStart = start;
-      if (leaves.some((l) => l.recoveryThreshold !== undefined)) {
-        recoveryStart = program.size;
-        emitRecovery(root, program);
-      }
-      return { kind: 'threshold', root, leaves, program, start, recoveryStart };
-    }
-    case 'RATE_CHANGE': {
-      const leaf = prepareLeaf(config as ConditionLeaf, [], set.reads, activeSince);
-      const previousSlot = set.reads.slot(leaf.ref, leaf.windowMinutes, true);
-      const baselineSlot = set.reads.slot(TOTAL_EVENTS, leaf.windowMinutes, true);
-      const slots = {
-        current: leaf.slot,
-        previous: previousSlot,
-        baseline: baselineSlot,
-      };
-      program.rateChange(leaf.operator, leaf.threshold, slots);
-      let recoveryStart = start;
-      if (leaf.recoveryThreshold !== undefined) {
-        recoveryStart = program.size;
-        program.rateChange(leaf.operator, leaf.recoveryThreshold, slots);
-      }
-      return {
-        kind: 'rate-change',
-        leaf,
-        previousSlot,
-        baselineSlot,
-        program,
-        start,
-        recoveryStart,
-      };
-    }
-    case 'ANOMALY':
-    case 'PATTERN':
-      program.never();
-      return { kind: 'not-evaluated', ruleType, program, start, recoveryStart: start };
+  const leaves: PreparedLeaf[] = [];
+  const root = prepareCondition(config, leaves, set, activeSince);
+  let recoveryStart = start;
+  if (leaves.some((l) => l.recoveryThreshold !== undefined)) {
+    recoveryStart = program.size;
+    emitRecovery(root, program);
   }
+  return { kind: 'threshold', root, leaves, program, start, recoveryStart };
+}
+
+/** One leaf compared as the percent change between its window and the one before (RATE_CHANGE). */
+export function prepareRateChange(
+  config: ConditionLeaf,
+  set: PreparedSet,
+  activeSince: number,
+): PreparedRule {
+  const { program } = set;
+  const start = program.size;
+  const leaf = prepareLeaf(config, [], set.reads, activeSince);
+  const previousSlot = set.reads.slot(leaf.ref, leaf.windowMinutes, true);
+  const baselineSlot = set.reads.slot(TOTAL_EVENTS, leaf.windowMinutes, true);
+  const slots = {
+    current: leaf.slot,
+    previous: previousSlot,
+    baseline: baselineSlot,
+  };
+  program.rateChange(leaf.operator, leaf.threshold, slots);
+  let recoveryStart = start;
+  if (leaf.recoveryThreshold !== undefined) {
+    recoveryStart = program.size;
+    program.rateChange(leaf.operator, leaf.recoveryThreshold, slots);
+  }
+  return {
+    kind: 'rate-change',
+    leaf,
+    previousSlot,
+    baselineSlot,
+    program,
+    start,
+    recoveryStart,
+  };
+}
+
+/** A kind judged elsewhere (ANOMALY's series, PATTERN's matcher): never true in the program. */
+export function prepareNever(ruleType: string, set: PreparedSet): PreparedRule {
+  const start = set.program.size;
+  set.program.never();
+  return { kind: 'not-evaluated', ruleType, program: set.program, start, recoveryStart: start };
 }
 
 type RateChangeRule = Extract<PreparedRule, { kind: 'rate-change' }>;
@@ -381,7 +400,7 @@ export function explainRule(
 }
 
 interface Alone {
-  readonly ruleType: RuleType;
+  readonly kind: AnyRuleKind;
   readonly activeSince: number;
   readonly rule: PreparedRule;
   readonly reads: WindowReads;
@@ -390,12 +409,12 @@ interface Alone {
 /** Rules prepared alone (a set of one), by config object: a caller that keeps configs parses once. */
 const prepared = new WeakMap<object, Alone>();
 
-function cachedPrepare(ruleType: RuleType, config: RuleConfig, activeSince: number): Alone {
+function cachedPrepare(kind: AnyRuleKind, config: RuleConfig, activeSince: number): Alone {
   const hit = prepared.get(config);
-  if (hit !== undefined && hit.ruleType === ruleType && hit.activeSince === activeSince) return hit;
+  if (hit !== undefined && hit.kind === kind && hit.activeSince === activeSince) return hit;
   const set = new PreparedSet();
-  const rule = prepareRule(ruleType, config, set, activeSince);
-  const alone = { ruleType, activeSince, rule, reads: set.reads };
+  const rule = kind.evaluation.prepare(config, set, activeSince);
+  const alone = { kind, activeSince, rule, reads: set.reads };
   prepared.set(config, alone);
   return alone;
 }
@@ -405,21 +424,33 @@ function cachedPrepare(ruleType: RuleType, config: RuleConfig, activeSince: numb
  * prepareRule.
  */
 export function evaluateRule(
-  ruleType: RuleType,
+  ruleType: string,
   config: RuleConfig,
   metrics: WindowedMetrics,
   activeSince = Number.NEGATIVE_INFINITY,
+  kinds: RuleKindRegistry = ruleKinds(),
 ): EvaluationResult {
-  const { rule, reads } = cachedPrepare(ruleType, config, activeSince);
+  return evaluateKind(kinds.get(ruleType), config, metrics, activeSince);
+}
+
+/** evaluateRule for a kind in hand (its rule test's simulation). */
+export function evaluateKind(
+  kind: AnyRuleKind,
+  config: RuleConfig,
+  metrics: WindowedMetrics,
+  activeSince: number,
+): EvaluationResult {
+  const { rule, reads } = cachedPrepare(kind, config, activeSince);
   return explainRule(rule, metrics.valuesOf(reads));
 }
 
 /** The fast yes / no of evaluateRule. */
 export function ruleHolds(
-  ruleType: RuleType,
+  ruleType: string,
   config: RuleConfig,
   metrics: WindowedMetrics,
+  kinds: RuleKindRegistry = ruleKinds(),
 ): boolean {
-  const { rule, reads } = cachedPrepare(ruleType, config, Number.NEGATIVE_INFINITY);
+  const { rule, reads } = cachedPrepare(kinds.get(ruleType), config, Number.NEGATIVE_INFINITY);
   return holds(rule, metrics.valuesOf(reads));
 }

@@ -6,18 +6,15 @@
  * one whose condition (with recovery thresholds) was false for keepFiringSeconds. Pure: time comes
  * in as an argument.
  */
-import { isSilenceMetric } from '../metrics/windows/metric-names.ts';
 import type { WindowReads, WindowedMetrics } from '../metrics/windows/window-reads.ts';
 import type { BucketedMetrics } from '../metrics/windows/bucket-read.ts';
 import {
   AnomalyRules,
-  anomalyConfigOf,
-  anomalyRestoreMs,
   type AnomalyRule,
   type AnomalyStatus,
   type BackfillAnswer,
   type BackfillRequest,
-} from './anomaly/anomaly-rules.ts';
+} from './kinds/anomaly/anomaly-rules.ts';
 import {
   PreparedSet,
   explainRule,
@@ -27,23 +24,15 @@ import {
   type PreparedRule,
 } from './evaluator.ts';
 import { conditionText } from './condition-text.ts';
-import type { AlertResolution, DigestDue, FiredAlert, RulePending } from './alert.ts';
+import type { AlertResolution, DigestDue, FiredAlert, RulePending } from '../alerts/alert.ts';
 import { explanationText } from './explanation.ts';
-import { RuleLifecycle, type LifecycleState, type LifecycleTimes } from './lifecycle.ts';
+import { RuleLifecycle, type LifecycleState, type LifecycleTimes } from '../alerts/lifecycle.ts';
 import type { ActiveRule } from './rule.ts';
-import {
-  CONDITION_RULE_TYPES,
-  MAX_WINDOW_MINUTES,
-  leaves,
-  lifecycleOf,
-  type Condition,
-  type ConditionLeaf,
-  type RuleConfig,
-  type RuleType,
-} from './rule-types.ts';
-import { Throttle } from './throttle.ts';
+import { kindOf } from './kinds/registry.ts';
+import { lifecycleOf, type RuleConfig } from './rule-types.ts';
+import { Throttle } from '../alerts/throttle.ts';
 import type { MetricEvent } from '../event.ts';
-import { PatternRules, type PatternStatus } from './pattern/pattern-rules.ts';
+import { PatternRules, type PatternStatus } from './kinds/pattern/pattern-rules.ts';
 import { countsEvents } from './partial-view.ts';
 import { watchedKeysOf } from './watched-keys.ts';
 import type { WatchedKeys } from '../metrics/state/last-event-times.ts';
@@ -80,26 +69,9 @@ interface Entry {
   readonly anomaly: AnomalyRule | null;
 }
 
-/**
- * How long a leaf must be observed after a restart before its falseness means recovery: its
- * window; for a producer-silent leaf, its threshold (a key with no stored event counts again from
- * the restart, and takes that long to read as silent again), at most a day.
- */
-function leafSpanMs(leaf: ConditionLeaf): number {
-  if (!isSilenceMetric(leaf.metric)) return leaf.windowMinutes * 60_000;
-  return Math.min(MAX_WINDOW_MINUTES * 60, Math.max(0, leaf.threshold)) * 1000 + 1000;
-}
-
-/** The span of metrics a rule reads, in ms: its longest (RATE_CHANGE reads two windows). */
-export function readSpanMs(ruleType: RuleType, config: RuleConfig): number {
-  if (ruleType === 'ANOMALY') {
-    const anomaly = anomalyConfigOf(config);
-    return anomaly === null ? 0 : anomalyRestoreMs(anomaly);
-  }
-  if (!CONDITION_RULE_TYPES.has(ruleType)) return 0;
-  const longest = Math.max(...leaves(config as Condition).map(leafSpanMs));
-  return (ruleType === 'RATE_CHANGE' ? 2 : 1) * longest;
-}
+/** The span of metrics a rule reads, in ms, as its kind says (RATE_CHANGE reads two windows). */
+export const readSpanMs = (ruleType: string, config: RuleConfig): number =>
+  kindOf(ruleType).evaluation.readSpanMs(config);
 
 const byPriority = (a: ActiveRule, b: ActiveRule): number => b.priority - a.priority || a.id - b.id;
 
@@ -242,7 +214,9 @@ export class RuleEngine {
       },
       condition: conditionText(rule.ruleType, rule.ruleConfig),
       countsEvents: countsEvents(rule.ruleType, rule.ruleConfig),
-      anomaly: rule.ruleType === 'ANOMALY' ? this.anomalies.of(rule.id, rule.ruleConfig) : null,
+      anomaly: kindOf(rule.ruleType).evaluation.bandSeries
+        ? this.anomalies.of(rule.id, rule.ruleConfig)
+        : null,
     };
   }
 

@@ -3,18 +3,16 @@
  * current metrics, and shape the result. Saved or unsaved rules alike; nothing is stored.
  */
 import type { WindowedMetrics } from '../metrics/windows/window-reads.ts';
-import type { Explanation } from './alert.ts';
+import type { Explanation } from '../alerts/alert.ts';
 import { compileDrl } from './drl.ts';
-import { evaluateRule, type EvaluationResult } from './evaluator.ts';
+import type { EvaluationResult } from './evaluator.ts';
+import { ruleKinds, type RuleKindRegistry } from './kinds/registry.ts';
 import { recommendations, ruleWarnings } from './rule-advice.ts';
 import { validateRuleConfig } from './rule-config-validation.ts';
-import { CONDITION_RULE_TYPES, RULE_DEFAULTS } from './rule-types.ts';
+import { RULE_DEFAULTS } from './rule-types.ts';
 import type { RuleFields } from './rule.ts';
 import type { BucketedMetrics } from '../metrics/windows/bucket-read.ts';
-import type { AnomalyConfig } from './anomaly/anomaly-config.ts';
-import { anomalyRecommendations } from './anomaly/anomaly-advice.ts';
-import type { AnomalyRule } from './anomaly/anomaly-rules.ts';
-import { simulateAnomaly } from './anomaly/anomaly-simulation.ts';
+import type { AnomalyRule } from './kinds/anomaly/anomaly-rules.ts';
 
 /** A saved or unsaved rule as tested: its config not yet validated, the optional fields defaulted. */
 export interface RuleTestInput
@@ -80,8 +78,9 @@ export function testRule(
   throttleNote?: string,
   activeSince = Number.NEGATIVE_INFINITY,
   anomaly: AnomalyTestContext = {},
+  kinds: RuleKindRegistry = ruleKinds(),
 ): RuleTestResult {
-  const validation = validateRuleConfig(input.ruleType, input.ruleConfig);
+  const validation = validateRuleConfig(input.ruleType, input.ruleConfig, kinds);
   if (!validation.ok) {
     const n = validation.errors.length;
     return failed(`Rule validation failed with ${n} error${n === 1 ? '' : 's'}`, [
@@ -89,17 +88,20 @@ export function testRule(
     ]);
   }
   const { config } = validation;
-  const compiled = compileDrl({
-    id: input.id ?? null,
-    name: input.name,
-    ruleType: input.ruleType,
-    severity: input.severity,
-    priority: input.priority ?? RULE_DEFAULTS.priority,
-    config,
-  });
+  const compiled = compileDrl(
+    {
+      id: input.id ?? null,
+      name: input.name,
+      ruleType: input.ruleType,
+      severity: input.severity,
+      priority: input.priority ?? RULE_DEFAULTS.priority,
+      config,
+    },
+    kinds,
+  );
   if (!compiled.ok) return failed('Rule compilation failed', [compiled.error]);
 
-  const warnings = ruleWarnings(input.ruleType, config, metrics);
+  const warnings = ruleWarnings(input.ruleType, config, metrics, kinds);
   const parts: string[] = [
     warnings.length === 0
       ? 'Rule compiled successfully'
@@ -107,15 +109,15 @@ export function testRule(
   ];
   let evaluation: EvaluationResult | null = null;
   const extra: string[] = [];
-  if (input.ruleType === 'ANOMALY') {
-    if (anomaly.now !== undefined) {
-      const anomalyConfig = config as AnomalyConfig;
-      const simulation = simulateAnomaly(anomalyConfig, metrics, anomaly.now, anomaly.live);
-      evaluation = simulation.result;
-      extra.push(...anomalyRecommendations(anomalyConfig, simulation.status, simulation.live));
-    }
-  } else if (CONDITION_RULE_TYPES.has(input.ruleType)) {
-    evaluation = evaluateRule(input.ruleType, config, metrics, activeSince);
+  const simulation = kinds.get(input.ruleType).ruleTest.simulate(config, {
+    metrics,
+    activeSince,
+    now: anomaly.now,
+    live: anomaly.live,
+  });
+  if (simulation !== null) {
+    evaluation = simulation.evaluation;
+    extra.push(...simulation.recommendations);
   }
   let simulationResult: SimulationResult | null = null;
   if (evaluation !== null) {
@@ -140,12 +142,15 @@ export function testRule(
     validationErrors: [],
     simulationResult,
     recommendations: [
-      ...recommendations({
-        ruleType: input.ruleType,
-        config,
-        suppressionWindowMinutes: input.suppressionWindowMinutes,
-        notificationChannels: input.notificationChannels,
-      }),
+      ...recommendations(
+        {
+          ruleType: input.ruleType,
+          config,
+          suppressionWindowMinutes: input.suppressionWindowMinutes,
+          notificationChannels: input.notificationChannels,
+        },
+        kinds,
+      ),
       ...extra,
     ],
   };

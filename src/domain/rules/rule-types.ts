@@ -2,37 +2,28 @@
  * @module The vocabulary of rules (spec 2.5-2.7, DESIGN 6): enums, operators and the normalised
  * ruleConfig shapes that validation produces and the DRL generator and evaluator consume.
  */
-import type { LifecycleKeys } from './lifecycle-keys.ts';
-import type { AnomalyConfig } from './anomaly/anomaly-config.ts';
+import type { LifecycleKeys } from '../alerts/lifecycle-keys.ts';
+import type { AnomalyConfig } from './kinds/anomaly/anomaly-config.ts';
 
-export const RULE_TYPES = ['THRESHOLD', 'RATE_CHANGE', 'ANOMALY', 'PATTERN'] as const;
-export type RuleType = (typeof RULE_TYPES)[number];
+export { CONDITION_RULE_TYPES, RULE_TYPES, type RuleType } from './kinds/names.ts';
+import { RULE_TYPES, type RuleType } from './kinds/names.ts';
 
 export const RULE_STATUSES = ['ACTIVE', 'PAUSED', 'ARCHIVED'] as const;
 export type RuleStatus = (typeof RULE_STATUSES)[number];
 
 export { RULE_SEVERITIES, type RuleSeverity } from '../alerts/severity.ts';
 
-export const NOTIFICATION_CHANNELS = ['email', 'slack', 'webhook'] as const;
-export type NotificationChannel = (typeof NOTIFICATION_CHANNELS)[number];
+export { NOTIFICATION_CHANNELS, type NotificationChannel } from '../alerts/channels.ts';
 
 /**
- * Rule types whose ruleConfig is validated and evaluated: all four now. Kept as a set so that a
- * future type can be declared before it is accepted (create, update and test refuse it).
+ * Rule types whose ruleConfig is validated and evaluated: every kind (kinds/registry.ts is what
+ * validation asks; this set is the names, for code that must not load the kinds).
  */
-export const EVALUATED_RULE_TYPES: ReadonlySet<RuleType> = new Set([
-  'THRESHOLD',
-  'RATE_CHANGE',
-  'ANOMALY',
-  'PATTERN',
-]);
+export const EVALUATED_RULE_TYPES: ReadonlySet<RuleType> = new Set(RULE_TYPES);
 
-/** Rule types whose ruleConfig is a condition tree read from the live metrics. */
-export const CONDITION_RULE_TYPES: ReadonlySet<RuleType> = new Set(['THRESHOLD', 'RATE_CHANGE']);
-
-/** Why a rule type outside EVALUATED_RULE_TYPES is refused (the 400's message for ruleType). */
-export const notAvailableYet = (ruleType: RuleType): string =>
-  `${ruleType} rules are not available yet: ruleType must be one of ${[...EVALUATED_RULE_TYPES].join(', ')}`;
+/** Why a rule type no kind serves is refused (the 400's message for ruleType). */
+export const notAvailableYet = (ruleType: string, served: readonly string[] = RULE_TYPES): string =>
+  `${ruleType} rules are not available yet: ruleType must be one of ${served.join(', ')}`;
 
 /** Comparison operators by name (spec 2.7) with the symbol used in DRL and in messages. */
 export const OPERATORS = {
@@ -73,7 +64,11 @@ export const RULE_DEFAULTS = {
   maxAlertsPerHour: 10,
 } as const;
 
-export { LIFECYCLE_KEYS, MAX_LIFECYCLE_SECONDS, type LifecycleKeys } from './lifecycle-keys.ts';
+export {
+  LIFECYCLE_KEYS,
+  MAX_LIFECYCLE_SECONDS,
+  type LifecycleKeys,
+} from '../alerts/lifecycle-keys.ts';
 /** One comparison; normalised, it always carries its effective window. */
 export interface ConditionLeaf extends LifecycleKeys {
   readonly metric: string;

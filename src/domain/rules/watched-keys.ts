@@ -5,12 +5,8 @@
  * not by the traffic.
  */
 import type { WatchedKeys } from '../metrics/state/last-event-times.ts';
-import { parseMetricName } from '../metrics/windows/metric-names.ts';
-import { anomalyConfigOf } from './anomaly/anomaly-rules.ts';
-import type { PatternCondition } from './pattern/pattern-config.ts';
-import { storedPatternConfig } from './pattern/pattern-validation.ts';
+import { kindOf } from './kinds/registry.ts';
 import type { ActiveRule } from './rule.ts';
-import { CONDITION_RULE_TYPES, leaves, type Condition } from './rule-types.ts';
 
 interface MutableKeys {
   readonly types: Set<string>;
@@ -28,39 +24,6 @@ export function watchedKeysOf(
   rules: readonly Pick<ActiveRule, 'ruleType' | 'ruleConfig'>[],
 ): WatchedKeys {
   const keys: MutableKeys = { types: new Set(), sources: new Set() };
-  for (const rule of rules) {
-    if (CONDITION_RULE_TYPES.has(rule.ruleType)) conditionKeys(rule.ruleConfig as Condition, keys);
-    else if (rule.ruleType === 'ANOMALY') {
-      const config = anomalyConfigOf(rule.ruleConfig);
-      if (config?.eventType !== undefined) keys.types.add(config.eventType);
-      if (config?.source !== undefined) keys.sources.add(config.source);
-    } else if (rule.ruleType === 'PATTERN') {
-      const config = storedPatternConfig(rule.ruleConfig);
-      if (config === null) continue;
-      const filters = config.absent === undefined ? config.steps : [...config.steps, config.absent];
-      for (const filter of filters) {
-        keys.types.add(filter.eventType);
-        filter.where.forEach((condition) => whereKey(condition, keys));
-      }
-    }
-  }
+  for (const rule of rules) kindOf(rule.ruleType).evaluation.watchKeys(rule.ruleConfig, keys);
   return keys;
-}
-
-function conditionKeys(condition: Condition, keys: MutableKeys): void {
-  for (const leaf of leaves(condition)) {
-    const ref = parseMetricName(leaf.metric);
-    if (ref === null || ref.kind === 'scalar') continue;
-    if (ref.kind === 'indexed') {
-      if (ref.map === 'eventsByType') keys.types.add(ref.key);
-      if (ref.map === 'eventsBySource') keys.sources.add(ref.key);
-    } else if (ref.scope === 'type') keys.types.add(ref.key);
-    else if (ref.scope === 'source') keys.sources.add(ref.key);
-  }
-}
-
-function whereKey(condition: PatternCondition, keys: MutableKeys): void {
-  if (condition.operator !== 'EQUALS' || typeof condition.value !== 'string') return;
-  if (condition.field === 'eventType') keys.types.add(condition.value);
-  if (condition.field === 'source') keys.sources.add(condition.value);
 }

@@ -11,8 +11,9 @@ import {
   withContactPointWarnings,
 } from '../../domain/contact-points/channel-warnings.ts';
 import type { RuleTestInput, RuleTestResult } from '../../domain/rules/rule-test.ts';
-import type { PatternConfig } from '../../domain/rules/pattern/pattern-config.ts';
-import { withPatternReplay } from '../../domain/rules/pattern/pattern-replay.ts';
+import type { PatternConfig } from '../../domain/rules/kinds/pattern/pattern-config.ts';
+import { withPatternReplay } from '../../domain/rules/kinds/pattern/pattern-replay.ts';
+import { kindOf } from '../../domain/rules/kinds/registry.ts';
 import { validateRuleConfig } from '../../domain/rules/rule-config-validation.ts';
 import { validationError } from '../../errors.ts';
 import type { ContactPointLookup } from '../../notify/deliver.ts';
@@ -45,7 +46,9 @@ async function tested(
   rule: RuleTestInput,
   principal: Principal | null,
 ): Promise<Reply> {
-  const release = rule.ruleType === 'PATTERN' ? deps.ruleTestSlots.take(principal) : () => {};
+  const release = kindOf(rule.ruleType).ruleTest.replaysEvents
+    ? deps.ruleTestSlots.take(principal)
+    : () => {};
   const replay = { started: false, settled: release };
   try {
     const result = await withReplay(deps, rule, replay, await deps.metrics.testRule(rule));
@@ -68,8 +71,8 @@ async function withReplay(
   slot: { started: boolean; readonly settled: () => void },
   result: RuleTestResult,
 ): Promise<RuleTestResult> {
-  if (rule.ruleType !== 'PATTERN' || !result.success) return result;
-  const checked = validateRuleConfig('PATTERN', rule.ruleConfig);
+  if (!kindOf(rule.ruleType).ruleTest.replaysEvents || !result.success) return result;
+  const checked = validateRuleConfig(rule.ruleType, rule.ruleConfig);
   if (!checked.ok) return result;
   const config = checked.config as PatternConfig;
   slot.started = true;

@@ -15,7 +15,8 @@ import type { RuleRecord } from '../../domain/rules/rule.ts';
 import { AppError, notFound, validationError } from '../../errors.ts';
 import type { StorageOutput } from '../../protocol/storage/index.ts';
 import { ErrorSchema } from '../../schemas/event-responses.ts';
-import { checkRuleBody, RuleCreateBody, RuleUpdateBody } from '../../schemas/rule.ts';
+import { checkRuleBody } from '../../schemas/rule.ts';
+import { RuleCreateDoc, RuleResponse, RuleUpdateDoc } from '../../schemas/rule-docs.ts';
 import type { Reply } from '../reply.ts';
 import { routesUnder } from '../route-builder.ts';
 import type { Request, Route } from '../route-types.ts';
@@ -151,7 +152,7 @@ async function regenerate(deps: RuleDeps): Promise<Reply> {
   return ok({ message: `Regenerated the DRL of ${rulesUpdated} rules`, rulesUpdated });
 }
 
-const RuleSchema = Type.Object({}, { additionalProperties: true, description: 'Rule (spec 2.5)' });
+const RuleSchema = RuleResponse;
 const Rules = Type.Array(RuleSchema);
 const errors = { 400: ErrorSchema, 500: ErrorSchema };
 const withId = { ...errors, 404: ErrorSchema };
@@ -168,7 +169,7 @@ export const ruleRoutes = (deps: RuleDeps): Route[] => {
       'Create a rule (status ACTIVE, version 1)',
       { 201: RuleSchema, ...errors, 409: ErrorSchema, 422: ErrorSchema },
       (req) => create(deps, req),
-      RuleCreateBody,
+      RuleCreateDoc,
     ),
     route('GET', '', 'Every rule, by id', { 200: Rules, ...errors }, () =>
       list(pool.run('listRules', { filter: {} })),
@@ -227,7 +228,7 @@ export const ruleRoutes = (deps: RuleDeps): Route[] => {
       'Replace the fields present; version +1 when anything changed',
       { 200: RuleSchema, ...withId, 409: ErrorSchema },
       (req) => update(deps, req),
-      RuleUpdateBody,
+      RuleUpdateDoc,
     ),
     route(
       'DELETE',

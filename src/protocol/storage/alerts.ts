@@ -7,8 +7,8 @@ import type {
   AlertFilter,
   AlertRecord,
   AlertTransition,
-} from '../../domain/rules/alert.ts';
-import type { PendingNotification } from '../../domain/rules/pending-notification.ts';
+} from '../../domain/alerts/alert.ts';
+import type { PendingNotification } from '../../domain/alerts/pending-notification.ts';
 import type { ActiveRule } from '../../domain/rules/rule.ts';
 import type { DbFailure, Result } from './result.ts';
 

@@ -1,9 +1,9 @@
 /** @module The storage pool's reads of stored events (pages, one event, newest, replays). */
 import type { EventPage, EventRecord } from '../../domain/event.ts';
 import type { KeyLookup, NewestEvents } from '../../domain/metrics/state/last-event-times.ts';
-import type { BackfillRequest } from '../../domain/rules/anomaly/anomaly-rules.ts';
-import type { PatternConfig } from '../../domain/rules/pattern/pattern-config.ts';
-import type { PatternReplay } from '../../domain/rules/pattern/pattern-replay.ts';
+import type { BackfillRequest } from '../../domain/rules/kinds/anomaly/anomaly-rules.ts';
+import type { PatternConfig } from '../../domain/rules/kinds/pattern/pattern-config.ts';
+import type { PatternReplay } from '../../domain/rules/kinds/pattern/pattern-replay.ts';
 import type { DbFailure, Result } from './result.ts';
 
 export interface EventReadHandlers {

@@ -2,7 +2,7 @@
 import t from 'tap';
 import { validateRuleConfig } from '../../../src/domain/rules/rule-config-validation.ts';
 import { recommendations, ruleWarnings } from '../../../src/domain/rules/rule-advice.ts';
-import { editDistance, suggest } from '../../../src/domain/rules/suggest.ts';
+import { editDistance, suggest } from '../../../src/domain/suggest.ts';
 import type { RuleType } from '../../../src/domain/rules/rule-types.ts';
 import { fakeMetrics } from './fake-metrics.ts';
 
@@ -315,7 +315,7 @@ void t.test('invalid configs give the exact messages of DESIGN 6', (t) => {
       errors: ['ruleConfig must be an object, got array'],
     },
     {
-      name: 'ANOMALY: its own keys (test/domain/rules/anomaly has every case)',
+      name: 'ANOMALY: its own keys (test/domain/rules/kinds/anomaly has every case)',
       type: 'ANOMALY',
       input: { sensitivity: 'high', metric: 'eventRate' },
       errors: [

@@ -5,22 +5,14 @@
  * MAX_CHART_POINTS. PATTERN rules have no series. The transitions are exact; the chart is for the eye.
  */
 import { MINUTE_MS } from '../../metrics/time.ts';
-import {
-  leaves,
-  type Condition,
-  type ConditionLeaf,
-  type OperatorName,
-  type RuleConfig,
-  type RuleType,
-} from '../rule-types.ts';
-import { anomalyConfigOf } from '../anomaly/anomaly-rules.ts';
-import { seriesName } from '../anomaly/anomaly-explanation.ts';
-import type { AnomalyDirection } from '../anomaly/anomaly-config.ts';
+import type { ConditionLeaf, OperatorName, RuleConfig } from '../rule-types.ts';
+import type { AnomalyDirection } from '../kinds/anomaly/anomaly-config.ts';
+import { kindOf } from '../kinds/registry.ts';
 import { MAX_CHART_POINTS, type BacktestChart, type ChartSeries } from './backtest-result.ts';
 
 type Column = (number | null)[];
 
-interface ThresholdDef {
+export interface ThresholdDef {
   readonly kind: 'threshold';
   /** Its key in currentValues. */
   readonly key: string;
@@ -31,16 +23,16 @@ interface ThresholdDef {
 }
 
 /** The keys are bandValues' (anomaly-explanation.ts): `name`, `expected(name)`, … */
-interface BandDef {
+export interface BandDef {
   readonly kind: 'band';
   readonly key: string;
   readonly label: string;
   readonly direction: AnomalyDirection;
 }
 
-type SeriesDef = ThresholdDef | BandDef;
+export type SeriesDef = ThresholdDef | BandDef;
 
-const defOf = (leaf: ConditionLeaf, key: string, label: string): ThresholdDef => ({
+export const thresholdDef = (leaf: ConditionLeaf, key: string, label: string): ThresholdDef => ({
   kind: 'threshold',
   key,
   label,
@@ -52,37 +44,9 @@ const defOf = (leaf: ConditionLeaf, key: string, label: string): ThresholdDef =>
 /** The band's keys in currentValues, in the order BandChartSeries holds them. */
 const BAND_PARTS = ['expected', 'lower', 'upper'] as const;
 
-/** The series of a rule, keyed as evaluator.ts names its values (valuesRecord, rate change). */
-function seriesOf(ruleType: RuleType, config: RuleConfig): SeriesDef[] {
-  if (ruleType === 'RATE_CHANGE') {
-    const leaf = config as ConditionLeaf;
-    const key = `percentChange(${leaf.metric})`;
-    return [defOf(leaf, key, `${key} over ${leaf.windowMinutes} min`)];
-  }
-  if (ruleType === 'ANOMALY') {
-    const anomaly = anomalyConfigOf(config);
-    if (anomaly === null) return [];
-    const key = seriesName(anomaly);
-    const label = `${key} per ${anomaly.bucketMinutes} min`;
-    return [{ kind: 'band', key, label, direction: anomaly.direction }];
-  }
-  if (ruleType !== 'THRESHOLD') return []; // PATTERN: a match has no value to draw
-  const defs: SeriesDef[] = [];
-  const windowOf = new Map<string, number>();
-  for (const leaf of leaves(config as Condition)) {
-    const first = windowOf.get(leaf.metric);
-    const label = `${leaf.metric} over ${leaf.windowMinutes} min`;
-    if (first === undefined) {
-      windowOf.set(leaf.metric, leaf.windowMinutes);
-      defs.push(defOf(leaf, leaf.metric, label));
-    } else if (first !== leaf.windowMinutes) {
-      defs.push(defOf(leaf, `${leaf.metric} (last ${leaf.windowMinutes} min)`, label));
-    } else {
-      defs.push(defOf(leaf, leaf.metric, label)); // same value, its own threshold
-    }
-  }
-  return defs;
-}
+/** The series of a rule, keyed as evaluator.ts names its values: its kind's (kinds/registry.ts). */
+const seriesOf = (ruleType: string, config: RuleConfig): SeriesDef[] =>
+  kindOf(ruleType).backtest.chartSeries(config);
 
 /** Whole minutes, enough that a range gives at most MAX_CHART_POINTS points. */
 export const chartStepMs = (rangeMs: number): number =>
@@ -99,7 +63,7 @@ export class ChartRecorder {
   private next: number;
 
   constructor(
-    ruleType: RuleType,
+    ruleType: string,
     config: RuleConfig,
     from: number,
     readonly stepMs: number,

@@ -8,13 +8,13 @@
 import type { MetricEvent } from '../../event.ts';
 import { Aggregator } from '../../metrics/aggregator.ts';
 import type { MetricsLimits } from '../../metrics/metrics-limits.ts';
-import type { AlertResolution, DigestDue, FiredAlert } from '../alert.ts';
+import type { AlertResolution, DigestDue, FiredAlert } from '../../alerts/alert.ts';
 import { evaluateRule } from '../evaluator.ts';
 import { RuleEngine, readSpanMs } from '../rule-engine.ts';
-import { CONDITION_RULE_TYPES, leaves, type Condition } from '../rule-types.ts';
+import { kindOf } from '../kinds/registry.ts';
 import type { ActiveRule } from '../rule.ts';
-import { ReplayMetrics, readsTheClock } from './replay-metrics.ts';
-import type { BackfillAnswer, BackfillRequest } from '../anomaly/anomaly-rules.ts';
+import { ReplayMetrics } from './replay-metrics.ts';
+import type { BackfillAnswer, BackfillRequest } from '../kinds/anomaly/anomaly-rules.ts';
 
 /** What one tick decided, in the order the metrics actor posts it. */
 export interface TickOutcome {
@@ -31,8 +31,7 @@ export const warmUpMs = (rule: Pick<ActiveRule, 'ruleType' | 'ruleConfig'>): num
   readSpanMs(rule.ruleType, rule.ruleConfig);
 
 const clockBound = (rule: ActiveRule): boolean =>
-  CONDITION_RULE_TYPES.has(rule.ruleType) &&
-  leaves(rule.ruleConfig as Condition).some((leaf) => readsTheClock(leaf.metric));
+  kindOf(rule.ruleType).backtest.readsClock(rule.ruleConfig);
 
 export class Replay {
   private clock: number;

@@ -6,6 +6,7 @@
  * past either, it answers what was done with `truncated` and the reason. No I/O of its own: the
  * events come from `chunks`, the time spent from `elapsed`.
  */
+import { kindOf } from '../kinds/registry.ts';
 import type { MetricEvent } from '../../event.ts';
 import type { MetricsLimits } from '../../metrics/metrics-limits.ts';
 import type { SilenceRecord } from '../../silences/silence.ts';
@@ -14,7 +15,7 @@ import { MAX_BACKTEST_TRANSITIONS, type BacktestResult } from './backtest-result
 import { ChartRecorder, chartStepMs } from './chart-series.ts';
 import { NotificationLedger } from './notification-ledger.ts';
 import { Replay, warmUpMs } from './replay.ts';
-import type { BackfillRequest } from '../anomaly/anomaly-rules.ts';
+import type { BackfillRequest } from '../kinds/anomaly/anomaly-rules.ts';
 
 export interface BacktestJob {
   readonly rule: ActiveRule;
@@ -103,7 +104,11 @@ export async function runBacktest(
     return true;
   };
 
-  reading: for await (const chunk of inputs.chunks(startAt, to, rule.ruleType === 'PATTERN')) {
+  reading: for await (const chunk of inputs.chunks(
+    startAt,
+    to,
+    kindOf(rule.ruleType).backtest.readsEvents,
+  )) {
     for (const event of chunk) {
       // An event is recorded before the first tick at or after its receipt, as live.
       if (!tickUntil(event.receivedAt)) break reading;
