@@ -41,7 +41,6 @@ export const LAYERS = [
   ['src/domain/*.ts'],
   ['src/domain/cluster', 'src/domain/event-search'],
   ['src/domain/metrics'],
-  ['src/domain/alerts'],
   ['src/domain/silences'],
   ['src/domain/rules'],
   ['src/domain/contact-points'],

@@ -27,7 +27,7 @@ import {
   runReplay,
   type CostRun,
   type ReplayRun,
-} from '../test/support/reliability/restart-bench.ts';
+} from '../test/support/shared.ts';
 
 const SECTIONS = (process.env.CHAOS ?? 'crash,outage,overload,ws,shutdown,reads,restart').split(
   ',',

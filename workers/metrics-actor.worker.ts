@@ -15,7 +15,7 @@ import type {
   AlertTransition,
   DigestDue,
   RulePending,
-} from '../src/domain/alerts/alert.ts';
+} from '../src/domain/rules/alerts/alert.ts';
 import { RuleEngine } from '../src/domain/rules/rule-engine.ts';
 import { restoreEngineState, takeEngineState } from '../src/domain/rules/engine-state.ts';
 import { testRule } from '../src/domain/rules/rule-test.ts';

@@ -9,7 +9,7 @@ import { Worker } from 'node:worker_threads';
 import { gzipSync } from 'node:zlib';
 import type { ClusterView } from '../domain/cluster/cluster-view.ts';
 import type { KeyLookup, NewestEvents } from '../domain/metrics/state/last-event-times.ts';
-import type { AlertTransition, RulePending } from '../domain/alerts/alert.ts';
+import type { AlertTransition, RulePending } from '../domain/rules/alerts/alert.ts';
 import type { MetricsHistory } from '../domain/metrics/snapshot/snapshot.ts';
 import type { ActiveRule } from '../domain/rules/rule.ts';
 import type {

@@ -25,7 +25,7 @@
  */
 import type { StoragePool } from '../actors/storage-pool.ts';
 import { randomUUID } from 'node:crypto';
-import type { RecordedTransitions } from '../domain/alerts/recorded-transitions.ts';
+import type { RecordedTransitions } from '../domain/rules/alerts/recorded-transitions.ts';
 import type { TransitionWriter } from '../domain/cluster/leader-fence.ts';
 import {
   ruleOfTransition,
@@ -37,9 +37,12 @@ import {
   type DeliveryResult,
   type PendingMessage,
   type RulePending,
-} from '../domain/alerts/alert.ts';
-import type { Notification } from '../domain/alerts/notification.ts';
-import { deliveryTarget, type PendingNotification } from '../domain/alerts/pending-notification.ts';
+} from '../domain/rules/alerts/alert.ts';
+import type { Notification } from '../domain/rules/alerts/notification.ts';
+import {
+  deliveryTarget,
+  type PendingNotification,
+} from '../domain/rules/alerts/pending-notification.ts';
 import type { RuleNotification } from '../domain/rules/rule.ts';
 import type { Logger } from '../log.ts';
 import { createDeliveryRecorder } from './delivery-recorder.ts';

@@ -4,7 +4,7 @@
  * alerts costs a few storage tasks for its deliveries, not one per alert ahead of ingest in the
  * pool's queue. `flush` writes what is held at once (drain, at shutdown): nothing is lost.
  */
-import type { AlertDeliveries } from '../domain/alerts/alert.ts';
+import type { AlertDeliveries } from '../domain/rules/alerts/alert.ts';
 import type { NotificationCounts } from '../notify/notification-counts.ts';
 import { REAL_TIMERS, type Timers } from '../timers.ts';
 

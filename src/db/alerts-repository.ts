@@ -22,11 +22,11 @@ import type {
   FiredAlert,
   StoredAlert,
   StoredTransition,
-} from '../domain/alerts/alert.ts';
-import { DIGEST_LISTED, ruleOfTransition } from '../domain/alerts/alert.ts';
-import type { RecordedTransitions } from '../domain/alerts/recorded-transitions.ts';
+} from '../domain/rules/alerts/alert.ts';
+import { DIGEST_LISTED, ruleOfTransition } from '../domain/rules/alerts/alert.ts';
+import type { RecordedTransitions } from '../domain/rules/alerts/recorded-transitions.ts';
 import { RULES_LEASE, type TransitionWriter } from '../domain/cluster/leader-fence.ts';
-import { pendingNotifications } from '../domain/alerts/pending-notification.ts';
+import { pendingNotifications } from '../domain/rules/alerts/pending-notification.ts';
 import type { ActiveRule } from '../domain/rules/rule.ts';
 import type { RuleSeverity } from '../domain/rules/rule-types.ts';
 import type { Sql, Tx } from './connect.ts';

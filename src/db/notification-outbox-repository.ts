@@ -8,8 +8,11 @@
  * Parameterised queries only.
  */
 import { RULES_LEASE, type TransitionWriter } from '../domain/cluster/leader-fence.ts';
-import type { AlertDeliveries } from '../domain/alerts/alert.ts';
-import { transitionIdOf, type PendingNotification } from '../domain/alerts/pending-notification.ts';
+import type { AlertDeliveries } from '../domain/rules/alerts/alert.ts';
+import {
+  transitionIdOf,
+  type PendingNotification,
+} from '../domain/rules/alerts/pending-notification.ts';
 import type { Sql, Tx } from './connect.ts';
 import { holdFence } from './leases-repository.ts';
 

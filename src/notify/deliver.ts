@@ -12,10 +12,10 @@ import {
   type ChannelRef,
   type ContactPoint,
 } from '../domain/contact-points/contact-point.ts';
-import { applyTemplate } from '../domain/alerts/template.ts';
-import { channelConfig, mergeChannelSettings } from '../domain/alerts/notification-config.ts';
-import type { DeliveryResult } from '../domain/alerts/alert.ts';
-import type { Notification } from '../domain/alerts/notification.ts';
+import { applyTemplate } from '../domain/rules/alerts/template.ts';
+import { channelConfig, mergeChannelSettings } from '../domain/rules/alerts/notification-config.ts';
+import type { DeliveryResult } from '../domain/rules/alerts/alert.ts';
+import type { Notification } from '../domain/rules/alerts/notification.ts';
 import type { RuleNotification } from '../domain/rules/rule.ts';
 import type { DeliveryLimiter } from './delivery-limiter.ts';
 import { sendEmail } from './email.ts';

@@ -4,15 +4,15 @@
  */
 import { createTransport, type Transporter } from 'nodemailer';
 import type { SMTPSentMessageInfo } from 'nodemailer/lib/smtp-transport';
-import type { EmailConfig } from '../domain/alerts/notification-config.ts';
-import type { AlertPayload, DeliveryResult } from '../domain/alerts/alert.ts';
+import type { EmailConfig } from '../domain/rules/alerts/notification-config.ts';
+import type { AlertPayload, DeliveryResult } from '../domain/rules/alerts/alert.ts';
 import {
   digestEntryText,
   durationText,
   type DigestNotification,
   type IncidentNotification,
   type Notification,
-} from '../domain/alerts/notification.ts';
+} from '../domain/rules/alerts/notification.ts';
 import type { NotifyOptions } from './notify-options.ts';
 import { smtpReason } from './failure-reasons.ts';
 import { type AttemptOutcome, deliveryFailure, withRetries } from './result.ts';

@@ -6,7 +6,7 @@
  */
 import { Agent, fetch, Headers, type Response } from 'undici';
 import { SERVICE_NAME, SERVICE_VERSION } from '../version.ts';
-import type { DeliveryResult } from '../domain/alerts/alert.ts';
+import type { DeliveryResult } from '../domain/rules/alerts/alert.ts';
 import { networkReason } from './failure-reasons.ts';
 import { blockedUrlReason } from './host-allowed.ts';
 import type { NotifyOptions } from './notify-options.ts';

@@ -2,7 +2,7 @@
  * @module Alert notifications (DESIGN 6), the public face of src/notify: deliverAlert and its
  * types, the DeliveryLimiter bounding them, and NotifyOptions built from the Config. Runs on the front thread.
  */
-export type { AlertPayload, DeliveryResult } from '../domain/alerts/alert.ts';
+export type { AlertPayload, DeliveryResult } from '../domain/rules/alerts/alert.ts';
 export {
   DROPPED_REASON,
   deliverAlert,

@@ -5,7 +5,7 @@
  * contact points are named.
  */
 import { parseChannelRef } from '../domain/contact-points/contact-point.ts';
-import type { DeliveryResult } from '../domain/alerts/alert.ts';
+import type { DeliveryResult } from '../domain/rules/alerts/alert.ts';
 import { NOTIFICATION_CHANNELS } from '../domain/rules/rule-types.ts';
 import { DROPPED_REASON } from './deliver.ts';
 

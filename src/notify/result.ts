@@ -3,7 +3,7 @@
  * attempts, exponential backoff, an attempt itself says whether its failure is worth retrying.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { DeliveryResult } from '../domain/alerts/alert.ts';
+import type { DeliveryResult } from '../domain/rules/alerts/alert.ts';
 import { INTERNAL_ERROR } from './failure-reasons.ts';
 import type { NotifyOptions } from './notify-options.ts';
 

@@ -2,15 +2,15 @@
  * @module The Slack channel: builds an incoming-webhook message (`text` fallback plus Block Kit
  * `blocks`) from the alert and POSTs it (front thread; retries per NotifyOptions; never throws).
  */
-import type { SlackConfig } from '../domain/alerts/notification-config.ts';
-import type { AlertPayload, DeliveryResult } from '../domain/alerts/alert.ts';
+import type { SlackConfig } from '../domain/rules/alerts/notification-config.ts';
+import type { AlertPayload, DeliveryResult } from '../domain/rules/alerts/alert.ts';
 import {
   digestEntryText,
   durationText,
   type DigestNotification,
   type IncidentNotification,
   type Notification,
-} from '../domain/alerts/notification.ts';
+} from '../domain/rules/alerts/notification.ts';
 import { postJson } from './http-post.ts';
 import type { NotifyOptions } from './notify-options.ts';
 

@@ -3,9 +3,9 @@
  * and an `Idempotency-Key` (the transitionId: the same on every attempt and after a restart), on
  * the front thread; retries per NotifyOptions; never throws.
  */
-import type { WebhookConfig } from '../domain/alerts/notification-config.ts';
-import type { DeliveryResult } from '../domain/alerts/alert.ts';
-import type { Notification } from '../domain/alerts/notification.ts';
+import type { WebhookConfig } from '../domain/rules/alerts/notification-config.ts';
+import type { DeliveryResult } from '../domain/rules/alerts/alert.ts';
+import type { Notification } from '../domain/rules/alerts/notification.ts';
 import { postJson } from './http-post.ts';
 import type { NotifyOptions } from './notify-options.ts';
 

@@ -4,7 +4,7 @@
  * connections and a queue apart from ingest's.
  */
 import type { HistogramInput, SearchInput, SearchPage } from '../domain/event-search/search.ts';
-import type { DbFailure, Result } from './storage/index.ts';
+import type { DbFailure, Result } from './storage/result.ts';
 
 export interface EventSearchHandlers {
   searchEvents(input: SearchInput): Promise<Result<SearchPage, DbFailure>>;

@@ -6,7 +6,7 @@ import type { ClusterView } from '../domain/cluster/cluster-view.ts';
 import type { MetricEvent } from '../domain/event.ts';
 import type { MetricsHistory } from '../domain/metrics/snapshot/snapshot.ts';
 import type { KeyLookup, NewestEvents } from '../domain/metrics/state/last-event-times.ts';
-import type { AlertTransition, RulePending } from '../domain/alerts/alert.ts';
+import type { AlertTransition, RulePending } from '../domain/rules/alerts/alert.ts';
 import type { ActiveRule } from '../domain/rules/rule.ts';
 import type { RuleRuntimeStatus } from '../domain/rules/rule-engine.ts';
 import type {

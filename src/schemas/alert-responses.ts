@@ -9,7 +9,7 @@ import {
   type DeliveryResult,
   type ExplainedCondition,
   type ExplainedPattern,
-} from '../domain/alerts/alert.ts';
+} from '../domain/rules/alerts/alert.ts';
 import { LOGICAL_OPERATORS, OPERATOR_NAMES, RULE_SEVERITIES } from '../domain/rules/rule-types.ts';
 import { describes } from './describes.ts';
 import type { ExplainedBand } from '../domain/rules/kinds/anomaly/anomaly-explanation.ts';

@@ -16,7 +16,7 @@ import {
   mergeSettingsUpdate,
   secretsLeftBehind,
 } from '../domain/contact-points/settings-update.ts';
-import { contactPointSettingsErrors } from '../domain/alerts/notification-config.ts';
+import { contactPointSettingsErrors } from '../domain/rules/alerts/notification-config.ts';
 import { NOTIFICATION_CHANNELS } from '../domain/rules/rule-types.ts';
 import { findUnstorable } from './json-guards.ts';
 import { schemaErrors } from './schema-errors.ts';

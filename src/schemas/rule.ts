@@ -10,7 +10,7 @@ import {
   channelEntryProblem,
   CONTACT_POINT_NAME,
 } from '../domain/contact-points/contact-point.ts';
-import { notificationConfigErrors } from '../domain/alerts/notification-config.ts';
+import { notificationConfigErrors } from '../domain/rules/alerts/notification-config.ts';
 import { validateRuleConfig } from '../domain/rules/rule-config-validation.ts';
 import type { RuleTestInput } from '../domain/rules/rule-test.ts';
 import {

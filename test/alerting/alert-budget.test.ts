@@ -10,7 +10,11 @@ import { pino } from 'pino';
 import { startStoragePool } from '../../src/actors/storage-pool.ts';
 import { createAlertSink } from '../../src/alerting/alert-sink.ts';
 import type { WindowedMetrics } from '../../src/domain/metrics/windows/window-reads.ts';
-import type { AlertResolution, AlertTransition, DigestDue } from '../../src/domain/alerts/alert.ts';
+import type {
+  AlertResolution,
+  AlertTransition,
+  DigestDue,
+} from '../../src/domain/rules/alerts/alert.ts';
 import { RuleEngine } from '../../src/domain/rules/rule-engine.ts';
 import { deliverAlert } from '../../src/notify/deliver.ts';
 import { createTestDatabase } from '../support/database.ts';

@@ -4,9 +4,9 @@
 // outbox holds, page by page, and writes the results (which take the rows out of the outbox).
 import t from 'tap';
 import { createAlertSink } from '../../src/alerting/alert-sink.ts';
-import type { AlertTransition, DeliveryResult } from '../../src/domain/alerts/alert.ts';
-import type { Notification } from '../../src/domain/alerts/notification.ts';
-import type { PendingNotification } from '../../src/domain/alerts/pending-notification.ts';
+import type { AlertTransition, DeliveryResult } from '../../src/domain/rules/alerts/alert.ts';
+import type { Notification } from '../../src/domain/rules/alerts/notification.ts';
+import type { PendingNotification } from '../../src/domain/rules/alerts/pending-notification.ts';
 import { captureLog } from '../support/captured-log.ts';
 import { FakeStoragePool } from '../support/fake-storage-pool.ts';
 import { alert as firingNotification } from '../notify/receivers.ts';

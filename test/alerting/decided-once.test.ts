@@ -7,10 +7,14 @@ import t from 'tap';
 import { createAlertSink } from '../../src/alerting/alert-sink.ts';
 import { recordTransitions } from '../../src/db/alerts-repository.ts';
 import { createSilence } from '../../src/db/silences-repository.ts';
-import type { RecordedTransitions } from '../../src/domain/alerts/recorded-transitions.ts';
-import type { AlertTransition, DeliveryResult, StoredAlert } from '../../src/domain/alerts/alert.ts';
-import { incidentNotification } from '../../src/domain/alerts/notification.ts';
-import type { PendingNotification } from '../../src/domain/alerts/pending-notification.ts';
+import type { RecordedTransitions } from '../../src/domain/rules/alerts/recorded-transitions.ts';
+import type {
+  AlertTransition,
+  DeliveryResult,
+  StoredAlert,
+} from '../../src/domain/rules/alerts/alert.ts';
+import { incidentNotification } from '../../src/domain/rules/alerts/notification.ts';
+import type { PendingNotification } from '../../src/domain/rules/alerts/pending-notification.ts';
 import { firedAlert, storedRule } from '../support/alert-rows.ts';
 import { captureLog } from '../support/captured-log.ts';
 import { createTestDatabase } from '../support/database.ts';

@@ -3,7 +3,7 @@
 // (shutdown loses nothing). Timers are fired by hand.
 import t from 'tap';
 import { createDeliveryRecorder } from '../../src/alerting/delivery-recorder.ts';
-import type { AlertDeliveries } from '../../src/domain/alerts/alert.ts';
+import type { AlertDeliveries } from '../../src/domain/rules/alerts/alert.ts';
 
 function setup(maxResults = 3) {
   const writes: number[][] = [];

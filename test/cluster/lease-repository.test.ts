@@ -12,7 +12,7 @@ import { countMetricsReset, metricsResetSeq } from '../../src/db/metrics-resets-
 import { claimOutbox } from '../../src/db/notification-outbox-repository.ts';
 import { deleteRule, ruleChangeSeq, setRuleStatus } from '../../src/db/rules-repository.ts';
 import { RULES_LEASE, type TransitionWriter } from '../../src/domain/cluster/leader-fence.ts';
-import type { FiredAlert } from '../../src/domain/alerts/alert.ts';
+import type { FiredAlert } from '../../src/domain/rules/alerts/alert.ts';
 import type { RuleRecord } from '../../src/domain/rules/rule.ts';
 import { firedAlert, storedRule } from '../support/alert-rows.ts';
 import { createTestDatabase } from '../support/database.ts';

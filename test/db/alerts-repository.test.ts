@@ -20,7 +20,7 @@ import type {
   AlertRecord,
   AlertResolution,
   FiredAlert,
-} from '../../src/domain/alerts/alert.ts';
+} from '../../src/domain/rules/alerts/alert.ts';
 import type { RuleFields, RuleRecord } from '../../src/domain/rules/rule.ts';
 import { firedAlert, storedRule } from '../support/alert-rows.ts';
 import { createTestDatabase } from '../support/database.ts';

@@ -4,7 +4,7 @@
 // lost and every migrated rule passes today's validation.
 import t from 'tap';
 import { migrateUp } from '../../src/db/migrate.ts';
-import { notificationConfigErrors } from '../../src/domain/alerts/notification-config.ts';
+import { notificationConfigErrors } from '../../src/domain/rules/alerts/notification-config.ts';
 import { createLogger } from '../../src/log.ts';
 import { createDatabaseBefore, withMigrationGate } from '../support/database.ts';
 import { storeLegacyNotifyingRule } from '../support/legacy-rules.ts';

@@ -2,7 +2,7 @@
 // N + 10 deliveries put N in flight and queue NOTIFY_QUEUE_MAX; the rest are dropped at once,
 // recorded as failed deliveries and counted in a warning that is not repeated for every drop.
 import t from 'tap';
-import type { DeliveryResult } from '../../src/domain/alerts/alert.ts';
+import type { DeliveryResult } from '../../src/domain/rules/alerts/alert.ts';
 import type { Logger } from '../../src/log.ts';
 import { DROPPED_REASON, deliverAlert } from '../../src/notify/deliver.ts';
 import { DROP_WARN_INTERVAL_MS, createDeliveryLimiter } from '../../src/notify/delivery-limiter.ts';

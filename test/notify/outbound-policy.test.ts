@@ -5,8 +5,8 @@
 import { BlockList, type AddressInfo } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
 import t from 'tap';
-import type { DeliveryResult } from '../../src/domain/alerts/alert.ts';
-import type { Notification } from '../../src/domain/alerts/notification.ts';
+import type { DeliveryResult } from '../../src/domain/rules/alerts/alert.ts';
+import type { Notification } from '../../src/domain/rules/alerts/notification.ts';
 import { NON_PUBLIC_ADDRESSES } from '../../src/notify/address-check.ts';
 import type { NotifyOptions } from '../../src/notify/notify-options.ts';
 import type { Resolver } from '../../src/notify/resolve-target.ts';

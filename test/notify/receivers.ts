@@ -6,7 +6,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerAddress } from 'smtp-server';
 import { pino } from 'pino';
-import type { IncidentNotification } from '../../src/domain/alerts/notification.ts';
+import type { IncidentNotification } from '../../src/domain/rules/alerts/notification.ts';
 import type { ContactPoint } from '../../src/domain/contact-points/contact-point.ts';
 import type { NotificationChannel } from '../../src/domain/rules/rule-types.ts';
 import { contactPointIndex } from '../../src/notify/contact-point-directory.ts';

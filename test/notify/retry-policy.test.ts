@@ -3,8 +3,8 @@
 // fixed reason (never the answer's body). Real local receivers.
 import t from 'tap';
 import { freePort } from '../support/free-port.ts';
-import type { DeliveryResult } from '../../src/domain/alerts/alert.ts';
-import type { Notification } from '../../src/domain/alerts/notification.ts';
+import type { DeliveryResult } from '../../src/domain/rules/alerts/alert.ts';
+import type { Notification } from '../../src/domain/rules/alerts/notification.ts';
 import type { NotifyOptions } from '../../src/notify/notify-options.ts';
 import { sendSlack } from '../../src/notify/slack.ts';
 import { sendWebhook } from '../../src/notify/webhook.ts';

@@ -10,7 +10,7 @@ import { startTestService } from '../support/service.ts';
 import { AlertSchema, alertsOf, pumpErrors, waitUntil, type Alert } from './alerts-helpers.ts';
 import { check } from './helpers.ts';
 import { firstDeliveredAlert, startFixedReceiver } from './notify-helpers.ts';
-import { incidentTransitionId } from '../../src/domain/alerts/notification.ts';
+import { incidentTransitionId } from '../../src/domain/rules/alerts/notification.ts';
 
 interface Hit {
   readonly method: string;

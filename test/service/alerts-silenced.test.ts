@@ -6,7 +6,7 @@ import { contactPointsApi } from '../support/contact-points.ts';
 import { rulesApi } from '../support/rules.ts';
 import { startTestService } from '../support/service.ts';
 import { requestsOf, startHttpReceiver } from '../notify/receivers.ts';
-import { incidentTransitionId } from '../../src/domain/alerts/notification.ts';
+import { incidentTransitionId } from '../../src/domain/rules/alerts/notification.ts';
 import { alertsOf, pumpErrors, waitUntil } from './alerts-helpers.ts';
 
 const svc = await startTestService(t, { RULE_EVALUATION_MS: '200' });

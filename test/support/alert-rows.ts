@@ -5,7 +5,7 @@
  */
 import type { Sql } from '../../src/db/connect.ts';
 import { createRule } from '../../src/db/rules-repository.ts';
-import type { FiredAlert } from '../../src/domain/alerts/alert.ts';
+import type { FiredAlert } from '../../src/domain/rules/alerts/alert.ts';
 import type { RuleFields, RuleRecord } from '../../src/domain/rules/rule.ts';
 
 export async function storedRule(

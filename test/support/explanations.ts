@@ -2,7 +2,7 @@
  * A condition of an alert's explanation for tests: `errorRate` over 5 minutes, 12.5 > 5, true,
  * with any field replaced.
  */
-import type { ExplainedCondition } from '../../src/domain/alerts/alert.ts';
+import type { ExplainedCondition } from '../../src/domain/rules/alerts/alert.ts';
 
 export const explainedLeaf = (over: Partial<ExplainedCondition> = {}): ExplainedCondition => ({
   metric: 'errorRate',

@@ -36,6 +36,12 @@ export {
 export { runOutage, type OutageResult } from './reliability/outage.ts';
 export { runOverloadStep, type OverloadStep } from './reliability/overload.ts';
 export { mib, percentile, probeHealth, startSampler } from './reliability/probes.ts';
+export {
+  runCheckpointCost,
+  runReplay,
+  type CostRun,
+  type ReplayRun,
+} from './reliability/restart-bench.ts';
 export { runShutdown, type ShutdownResult } from './reliability/shutdown.ts';
 export { runWsAbuse } from './reliability/ws-abuse.ts';
 export { subscribe } from './reliability/ws-clients.ts';

@@ -13,7 +13,7 @@ import type { Live } from './live.ts';
 import type { Page } from './page.ts';
 import { Pager } from './pager.ts';
 import { isAdmin, type Session } from './session.ts';
-import type { AlertRecord } from '../../domain/alerts/alert.ts';
+import type { AlertRecord } from '../../domain/rules/alerts/alert.ts';
 import type { RuleRecord } from '../../domain/rules/rule.ts';
 import { RULE_SEVERITIES } from '../../domain/rules/rule-types.ts';
 

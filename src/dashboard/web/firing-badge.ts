@@ -9,7 +9,7 @@ import { useLoad } from './fields.ts';
 import type { Live } from './live.ts';
 import type { Page } from './page.ts';
 import type { Session } from './session.ts';
-import type { AlertRecord } from '../../domain/alerts/alert.ts';
+import type { AlertRecord } from '../../domain/rules/alerts/alert.ts';
 
 export function FiringBadge({ session, live }: { session: Session; live: Live }): VNode {
   const { data, reload } = useLoad(

@@ -7,7 +7,7 @@
 import { Client, type StompSubscription } from '@stomp/stompjs';
 import type { MetricsSnapshot } from '../../domain/metrics/snapshot/snapshot.ts';
 import type { EventRecord } from '../../domain/event.ts';
-import type { AlertMessage } from '../../domain/alerts/alert.ts';
+import type { AlertMessage } from '../../domain/rules/alerts/alert.ts';
 
 export type LiveStatus = 'connecting' | 'live' | 'reconnecting' | 'refused';
 

@@ -3,7 +3,7 @@
  * host only (`https://hooks.slack.com/****`), every header value `****`; e-mail addresses, Slack channel, subject and timeout are shown.
  * The same forms, sent back in an update, mean "keep the stored secret" (settings-update.ts).
  */
-import { SECRET_KEYS } from '../alerts/notification-config.ts';
+import { SECRET_KEYS } from '../rules/alerts/notification-config.ts';
 import type { ContactPoint } from './contact-point.ts';
 
 export const HIDDEN = '****';

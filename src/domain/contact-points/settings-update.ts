@@ -6,7 +6,7 @@
  * - `headers`, when given, is the new set of headers; a header whose value is `****` keeps the
  *   stored value of that header (and is refused, as any redacted form left over, if there is none).
  */
-import { SECRET_KEYS } from '../alerts/notification-config.ts';
+import { SECRET_KEYS } from '../rules/alerts/notification-config.ts';
 import type { NotificationChannel } from '../rules/rule-types.ts';
 import { HIDDEN, redactSecret } from './redact.ts';
 

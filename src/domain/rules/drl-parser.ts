@@ -3,7 +3,6 @@
  * salience, condition tree and alert action. "Compiling" a rule is generating and parsing back.
  */
 import { DRL_IMPORTS, DRL_PACKAGE, VALUE_FUNCTION } from './drl-syntax.ts';
-import type { AnomalyWhen } from './kinds/anomaly/anomaly-drl.ts';
 import { ruleKinds, type RuleKindRegistry } from './kinds/registry.ts';
 import type { DrlWhenReader } from './kinds/rule-kind.ts';
 import {
@@ -14,36 +13,10 @@ import {
   type ConditionLeaf,
   type LogicalOperator,
   type OperatorName,
-  type RuleSeverity,
 } from './rule-types.ts';
-import type { PatternConfig } from './kinds/pattern/pattern-config.ts';
 
-export interface ParsedDrl {
-  readonly id: number | null;
-  readonly name: string;
-  readonly ruleType: string;
-  readonly salience: number;
-  readonly severity: RuleSeverity;
-  /** The condition tree (leaves only carry windows); null for the never-firing stub. */
-  readonly condition: Condition | null;
-  /** The lifecycle attributes; absent when the DRL has none. */
-  readonly lifecycle?: ParsedLifecycle;
-  /** PATTERN: the config its `$m.pattern(...)` holds. */
-  readonly pattern?: PatternConfig;
-  /** ANOMALY: its series and band, as read back. */
-  readonly anomaly?: AnomalyWhen;
-}
-
-export interface ParsedLifecycle {
-  /** `@pendingSeconds` and `@keepFiringSeconds`, 0 when absent. */
-  readonly pendingSeconds: number;
-  readonly keepFiringSeconds: number;
-  /** Per leaf in document order: its `@recoveryThreshold`, or undefined. */
-  readonly recoveryThresholds: readonly (number | undefined)[];
-}
-
-export type DrlParseResult =
-  { readonly ok: true; readonly rule: ParsedDrl } | { readonly ok: false; readonly error: string };
+export type { DrlParseResult, ParsedDrl, ParsedLifecycle } from './drl-parsed.ts';
+import type { DrlParseResult, ParsedDrl } from './drl-parsed.ts';
 
 type TokenKind = 'ident' | 'string' | 'number' | 'punct' | 'eof';
 interface Token {

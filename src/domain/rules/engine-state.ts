@@ -11,7 +11,7 @@
  */
 import { fromPlain, toPlain } from '../metrics/checkpoint/object-graph.ts';
 import { newHistogram } from '../metrics/state/latency-histograms.ts';
-import { RuleLifecycle } from '../alerts/lifecycle.ts';
+import { RuleLifecycle } from './alerts/lifecycle.ts';
 import type { RuleEngine } from './rule-engine.ts';
 
 interface SavedRule {

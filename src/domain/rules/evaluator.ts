@@ -11,7 +11,7 @@ import {
   type SlotValues,
   type WindowedMetrics,
 } from '../metrics/windows/window-reads.ts';
-import type { ConditionExplanation, Explanation } from '../alerts/alert.ts';
+import type { ConditionExplanation, Explanation } from './alerts/alert.ts';
 import { ConditionProgram } from './condition-program.ts';
 import { compare, explainLeaf, explainNode } from './explanation.ts';
 import {
@@ -22,8 +22,6 @@ import {
   type OperatorName,
   type RuleConfig,
 } from './rule-types.ts';
-import { ruleKinds, type RuleKindRegistry } from './kinds/registry.ts';
-import type { AnyRuleKind } from './kinds/rule-kind.ts';
 
 export interface EvaluationResult {
   readonly wouldTrigger: boolean;
@@ -142,23 +140,6 @@ function emitRecovery(node: PreparedCondition, program: ConditionProgram): void 
   const at = program.open(node.kind);
   for (const child of node.children) emitRecovery(child, program);
   program.close(at);
-}
-
-/**
- * Prepares a validated config (the output of validateRuleConfig for `ruleType`) into `set`, as its
- * kind does (kinds/registry.ts); throws on an unknown metric, which only an unvalidated config can
- * hold. `activeSince`: epoch ms at which the rule became ACTIVE (-Infinity: unknown); a
- * producer-silent metric of a key with no event yet counts from the later of it and the metrics'
- * start.
- */
-export function prepareRule(
-  ruleType: string,
-  config: RuleConfig,
-  set: PreparedSet,
-  activeSince = Number.NEGATIVE_INFINITY,
-  kinds: RuleKindRegistry = ruleKinds(),
-): PreparedRule {
-  return kinds.get(ruleType).evaluation.prepare(config, set, activeSince);
 }
 
 /** A condition tree (THRESHOLD): its yes / no, and its recovery yes / no when a leaf has one. */
@@ -399,8 +380,18 @@ export function explainRule(
   }
 }
 
-interface Alone {
-  readonly kind: AnyRuleKind;
+/**
+ * What evaluateKind needs of a rule kind (kinds/rule-kind.ts's RuleKind has it): named here, so that
+ * this file and the kinds, which prepare their rules with its functions, do not import each other.
+ */
+export interface PreparingKind {
+  readonly evaluation: {
+    prepare(config: never, set: PreparedSet, activeSince: number): PreparedRule;
+  };
+}
+
+export interface Alone {
+  readonly kind: PreparingKind;
   readonly activeSince: number;
   readonly rule: PreparedRule;
   readonly reads: WindowReads;
@@ -409,48 +400,23 @@ interface Alone {
 /** Rules prepared alone (a set of one), by config object: a caller that keeps configs parses once. */
 const prepared = new WeakMap<object, Alone>();
 
-function cachedPrepare(kind: AnyRuleKind, config: RuleConfig, activeSince: number): Alone {
+export function cachedPrepare(kind: PreparingKind, config: RuleConfig, activeSince: number): Alone {
   const hit = prepared.get(config);
   if (hit !== undefined && hit.kind === kind && hit.activeSince === activeSince) return hit;
   const set = new PreparedSet();
-  const rule = kind.evaluation.prepare(config, set, activeSince);
+  const rule = kind.evaluation.prepare(config as never, set, activeSince);
   const alone = { kind, activeSince, rule, reads: set.reads };
   prepared.set(config, alone);
   return alone;
 }
 
-/**
- * Would the rule trigger now? Detailed result for tests and alerts. `activeSince` as in
- * prepareRule.
- */
-export function evaluateRule(
-  ruleType: string,
-  config: RuleConfig,
-  metrics: WindowedMetrics,
-  activeSince = Number.NEGATIVE_INFINITY,
-  kinds: RuleKindRegistry = ruleKinds(),
-): EvaluationResult {
-  return evaluateKind(kinds.get(ruleType), config, metrics, activeSince);
-}
-
 /** evaluateRule for a kind in hand (its rule test's simulation). */
 export function evaluateKind(
-  kind: AnyRuleKind,
+  kind: PreparingKind,
   config: RuleConfig,
   metrics: WindowedMetrics,
   activeSince: number,
 ): EvaluationResult {
   const { rule, reads } = cachedPrepare(kind, config, activeSince);
   return explainRule(rule, metrics.valuesOf(reads));
-}
-
-/** The fast yes / no of evaluateRule. */
-export function ruleHolds(
-  ruleType: string,
-  config: RuleConfig,
-  metrics: WindowedMetrics,
-  kinds: RuleKindRegistry = ruleKinds(),
-): boolean {
-  const { rule, reads } = cachedPrepare(kinds.get(ruleType), config, Number.NEGATIVE_INFINITY);
-  return holds(rule, metrics.valuesOf(reads));
 }

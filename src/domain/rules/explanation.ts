@@ -5,7 +5,7 @@
  * actor's detailed path only (a transition or a rule test), never on the per-tick boolean path.
  */
 import { isSilenceMetric } from '../metrics/windows/metric-names.ts';
-import type { ConditionExplanation, ExplainedCondition, Explanation } from '../alerts/alert.ts';
+import type { ConditionExplanation, ExplainedCondition, Explanation } from './alerts/alert.ts';
 import { patternWords } from './kinds/pattern/pattern-explanation.ts';
 import { bandWords } from './kinds/anomaly/anomaly-explanation.ts';
 import { OPERATORS, type LogicalOperator, type OperatorName } from './rule-types.ts';

@@ -20,17 +20,17 @@ import {
   explainRule,
   holds,
   holdsWhileFiring,
-  prepareRule,
   type PreparedRule,
 } from './evaluator.ts';
+import { prepareRule } from './rule-evaluation.ts';
 import { conditionText } from './condition-text.ts';
-import type { AlertResolution, DigestDue, FiredAlert, RulePending } from '../alerts/alert.ts';
+import type { AlertResolution, DigestDue, FiredAlert, RulePending } from './alerts/alert.ts';
 import { explanationText } from './explanation.ts';
-import { RuleLifecycle, type LifecycleState, type LifecycleTimes } from '../alerts/lifecycle.ts';
+import { RuleLifecycle, type LifecycleState, type LifecycleTimes } from './alerts/lifecycle.ts';
 import type { ActiveRule } from './rule.ts';
 import { kindOf } from './kinds/registry.ts';
 import { lifecycleOf, type RuleConfig } from './rule-types.ts';
-import { Throttle } from '../alerts/throttle.ts';
+import { Throttle } from './alerts/throttle.ts';
 import type { MetricEvent } from '../event.ts';
 import { PatternRules, type PatternStatus } from './kinds/pattern/pattern-rules.ts';
 import { countsEvents } from './partial-view.ts';

@@ -3,7 +3,7 @@
  * current metrics, and shape the result. Saved or unsaved rules alike; nothing is stored.
  */
 import type { WindowedMetrics } from '../metrics/windows/window-reads.ts';
-import type { Explanation } from '../alerts/alert.ts';
+import type { Explanation } from './alerts/alert.ts';
 import { compileDrl } from './drl.ts';
 import type { EvaluationResult } from './evaluator.ts';
 import { ruleKinds, type RuleKindRegistry } from './kinds/registry.ts';

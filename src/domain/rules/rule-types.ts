@@ -2,7 +2,7 @@
  * @module The vocabulary of rules (spec 2.5-2.7, DESIGN 6): enums, operators and the normalised
  * ruleConfig shapes that validation produces and the DRL generator and evaluator consume.
  */
-import type { LifecycleKeys } from '../alerts/lifecycle-keys.ts';
+import type { LifecycleKeys } from './alerts/lifecycle-keys.ts';
 import type { AnomalyConfig } from './kinds/anomaly/anomaly-config.ts';
 
 export { CONDITION_RULE_TYPES, RULE_TYPES, type RuleType } from './kinds/names.ts';
@@ -11,9 +11,9 @@ import { RULE_TYPES, type RuleType } from './kinds/names.ts';
 export const RULE_STATUSES = ['ACTIVE', 'PAUSED', 'ARCHIVED'] as const;
 export type RuleStatus = (typeof RULE_STATUSES)[number];
 
-export { RULE_SEVERITIES, type RuleSeverity } from '../alerts/severity.ts';
+export { RULE_SEVERITIES, type RuleSeverity } from '../severity.ts';
 
-export { NOTIFICATION_CHANNELS, type NotificationChannel } from '../alerts/channels.ts';
+export { NOTIFICATION_CHANNELS, type NotificationChannel } from './alerts/channels.ts';
 
 /**
  * Rule types whose ruleConfig is validated and evaluated: every kind (kinds/registry.ts is what
@@ -68,7 +68,7 @@ export {
   LIFECYCLE_KEYS,
   MAX_LIFECYCLE_SECONDS,
   type LifecycleKeys,
-} from '../alerts/lifecycle-keys.ts';
+} from './alerts/lifecycle-keys.ts';
 /** One comparison; normalised, it always carries its effective window. */
 export interface ConditionLeaf extends LifecycleKeys {
   readonly metric: string;

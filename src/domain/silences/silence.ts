@@ -2,7 +2,7 @@
  * @module Silences (issue 18, docs/silences.md): what a client sets, the record every read shows,
  * the limits, and a silence's state at an instant. Pure: the instant is always passed in.
  */
-import type { RuleSeverity } from '../alerts/severity.ts';
+import type { RuleSeverity } from '../severity.ts';
 
 export const SILENCE_STATES = ['pending', 'active', 'expired'] as const;
 export type SilenceState = (typeof SILENCE_STATES)[number];

@@ -11,7 +11,7 @@ import {
   type AlertFilter,
   type AlertRecord,
   type AlertState,
-} from '../../domain/alerts/alert.ts';
+} from '../../domain/rules/alerts/alert.ts';
 import { AcknowledgeBody, checkAcknowledgeBody } from '../../schemas/alert-acknowledge.ts';
 import { AlertSchema } from '../../schemas/alert-responses.ts';
 import { ErrorSchema } from '../../schemas/event-responses.ts';

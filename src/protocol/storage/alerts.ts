@@ -1,5 +1,5 @@
 /** @module The storage pool's alert operations: transitions, the outbox, deliveries, reads. */
-import type { RecordedTransitions } from '../../domain/alerts/recorded-transitions.ts';
+import type { RecordedTransitions } from '../../domain/rules/alerts/recorded-transitions.ts';
 import type { TransitionWriter } from '../../domain/cluster/leader-fence.ts';
 import type {
   Acknowledgement,
@@ -7,8 +7,8 @@ import type {
   AlertFilter,
   AlertRecord,
   AlertTransition,
-} from '../../domain/alerts/alert.ts';
-import type { PendingNotification } from '../../domain/alerts/pending-notification.ts';
+} from '../../domain/rules/alerts/alert.ts';
+import type { PendingNotification } from '../../domain/rules/alerts/pending-notification.ts';
 import type { ActiveRule } from '../../domain/rules/rule.ts';
 import type { DbFailure, Result } from './result.ts';
 

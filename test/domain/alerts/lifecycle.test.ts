@@ -4,8 +4,8 @@
 // rebuilding FIRING, and throttling holding a rule PENDING.
 import t from 'tap';
 import type { WindowedMetrics } from '../../../src/domain/metrics/windows/window-reads.ts';
-import type { AlertResolution } from '../../../src/domain/alerts/alert.ts';
-import { RuleLifecycle } from '../../../src/domain/alerts/lifecycle.ts';
+import type { AlertResolution } from '../../../src/domain/rules/alerts/alert.ts';
+import { RuleLifecycle } from '../../../src/domain/rules/alerts/lifecycle.ts';
 import { RuleEngine } from '../../../src/domain/rules/rule-engine.ts';
 import { SECOND, T0, activeRule, leaf } from '../rules/engine-fixtures.ts';
 

@@ -9,7 +9,7 @@ import {
   MAX_HEADERS,
   mergeChannelSettings,
   notificationConfigErrors,
-} from '../../../src/domain/alerts/notification-config.ts';
+} from '../../../src/domain/rules/alerts/notification-config.ts';
 import type { NotificationChannel } from '../../../src/domain/rules/rule-types.ts';
 import { checkRuleBody } from '../../../src/schemas/rule.ts';
 import { ruleRequest as body, ruleErrors as errorsOf } from '../../support/rules.ts';

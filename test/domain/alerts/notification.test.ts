@@ -3,12 +3,12 @@
 // says how long it lasted and the values at recovery, and a DIGEST that counts what the budget
 // held back. Each rendered by Slack and e-mail.
 import t from 'tap';
-import type { AlertRecord, DigestRecord } from '../../../src/domain/alerts/alert.ts';
+import type { AlertRecord, DigestRecord } from '../../../src/domain/rules/alerts/alert.ts';
 import {
   digestNotification,
   durationText,
   incidentNotification,
-} from '../../../src/domain/alerts/notification.ts';
+} from '../../../src/domain/rules/alerts/notification.ts';
 import { emailMessage } from '../../../src/notify/email.ts';
 import { slackMessage } from '../../../src/notify/slack.ts';
 import { alert as firing } from '../../notify/receivers.ts';

@@ -5,10 +5,10 @@
 // rebuilt from stored alert times.
 import t from 'tap';
 import type { WindowedMetrics } from '../../../src/domain/metrics/windows/window-reads.ts';
-import type { DigestDue } from '../../../src/domain/alerts/alert.ts';
+import type { DigestDue } from '../../../src/domain/rules/alerts/alert.ts';
 import { RuleEngine } from '../../../src/domain/rules/rule-engine.ts';
 import type { ActiveRule } from '../../../src/domain/rules/rule.ts';
-import { Throttle } from '../../../src/domain/alerts/throttle.ts';
+import { Throttle } from '../../../src/domain/rules/alerts/throttle.ts';
 import { HOUR, MINUTE, SECOND, T0, activeRule, leaf } from '../rules/engine-fixtures.ts';
 
 /** errorRate over the last minute > 20. */

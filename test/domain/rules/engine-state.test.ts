@@ -3,7 +3,7 @@
 import t from 'tap';
 import { deserialize, serialize } from 'node:v8';
 import type { WindowedMetrics } from '../../../src/domain/metrics/windows/window-reads.ts';
-import type { AlertResolution } from '../../../src/domain/alerts/alert.ts';
+import type { AlertResolution } from '../../../src/domain/rules/alerts/alert.ts';
 import { RuleEngine } from '../../../src/domain/rules/rule-engine.ts';
 import { restoreEngineState, takeEngineState } from '../../../src/domain/rules/engine-state.ts';
 import type { ActiveRule } from '../../../src/domain/rules/rule.ts';

@@ -2,15 +2,13 @@
 import t from 'tap';
 import fc from 'fast-check';
 import {
-  evaluateRule,
   explainRule,
   holds,
   holdsWhileFiring,
   type EvaluationResult,
-  prepareRule,
   PreparedSet,
-  ruleHolds,
 } from '../../../src/domain/rules/evaluator.ts';
+import { evaluateRule, prepareRule, ruleHolds } from '../../../src/domain/rules/rule-evaluation.ts';
 import { validateRuleConfig } from '../../../src/domain/rules/rule-config-validation.ts';
 import type { RuleConfig, RuleType } from '../../../src/domain/rules/rule-types.ts';
 import { explanationText } from '../../../src/domain/rules/explanation.ts';

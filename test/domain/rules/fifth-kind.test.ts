@@ -4,7 +4,8 @@
 import { Type } from '@sinclair/typebox';
 import t from 'tap';
 import { compileDrl } from '../../../src/domain/rules/drl.ts';
-import { evaluateRule, prepareConditionTree } from '../../../src/domain/rules/evaluator.ts';
+import { prepareConditionTree } from '../../../src/domain/rules/evaluator.ts';
+import { evaluateRule } from '../../../src/domain/rules/rule-evaluation.ts';
 import { explanationText } from '../../../src/domain/rules/explanation.ts';
 import { conditionLines } from '../../../src/domain/rules/kinds/condition/condition-drl.ts';
 import { RuleKindRegistry, ruleKinds } from '../../../src/domain/rules/kinds/registry.ts';

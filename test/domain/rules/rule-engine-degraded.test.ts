@@ -2,7 +2,7 @@
 // incomplete, the rules that count events are held as they are (no fire, no resolve) and say so;
 // ratios and latencies go on; once the view is whole again the held rules continue from there.
 import t from 'tap';
-import type { AlertResolution } from '../../../src/domain/alerts/alert.ts';
+import type { AlertResolution } from '../../../src/domain/rules/alerts/alert.ts';
 import { countsEvents } from '../../../src/domain/rules/partial-view.ts';
 import { RuleEngine } from '../../../src/domain/rules/rule-engine.ts';
 import { T0, SECOND, activeRule, leaf, node } from './engine-fixtures.ts';

@@ -1,7 +1,7 @@
 // RuleEngine.putRules, the incremental update after one rule changed: only the named ids are
 // replaced or dropped, the others keep their preparation and throttling, priority order holds.
 import t from 'tap';
-import type { AlertResolution } from '../../../src/domain/alerts/alert.ts';
+import type { AlertResolution } from '../../../src/domain/rules/alerts/alert.ts';
 import { RuleEngine } from '../../../src/domain/rules/rule-engine.ts';
 import { SECOND, T0, activeRule, leaf, mix, newAggregator } from './engine-fixtures.ts';
 

@@ -2,7 +2,7 @@
 // window edges, RATE_CHANGE baselines, nested logic, priority order and what an alert carries.
 import t from 'tap';
 import type { WindowedMetrics } from '../../../src/domain/metrics/windows/window-reads.ts';
-import type { AlertResolution, FiredAlert } from '../../../src/domain/alerts/alert.ts';
+import type { AlertResolution, FiredAlert } from '../../../src/domain/rules/alerts/alert.ts';
 import { RuleEngine } from '../../../src/domain/rules/rule-engine.ts';
 import {
   MINUTE,

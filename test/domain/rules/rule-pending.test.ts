@@ -2,7 +2,7 @@
 // dashboard's rule list): since when the condition holds, and until when the suppression window of
 // the last incident holds the rule back.
 import t from 'tap';
-import type { AlertResolution } from '../../../src/domain/alerts/alert.ts';
+import type { AlertResolution } from '../../../src/domain/rules/alerts/alert.ts';
 import { RuleEngine } from '../../../src/domain/rules/rule-engine.ts';
 import { MINUTE, SECOND, T0, activeRule, leaf, mix, newAggregator } from './engine-fixtures.ts';
 

@@ -2,7 +2,7 @@
  * @module What a backtest answers (POST /api/v1/rules/backtest, docs/backtest.md) and its bounds,
  * declared once: the worker thread builds it, the front thread passes it on as it is.
  */
-import type { Explanation } from '../../alerts/alert.ts';
+import type { Explanation } from '../alerts/alert.ts';
 import type { AnomalyDirection } from '../kinds/anomaly/anomaly-config.ts';
 import type { OperatorName } from '../rule-types.ts';
 

@@ -5,41 +5,12 @@
  * MAX_CHART_POINTS. PATTERN rules have no series. The transitions are exact; the chart is for the eye.
  */
 import { MINUTE_MS } from '../../metrics/time.ts';
-import type { ConditionLeaf, OperatorName, RuleConfig } from '../rule-types.ts';
-import type { AnomalyDirection } from '../kinds/anomaly/anomaly-config.ts';
+import type { RuleConfig } from '../rule-types.ts';
 import { kindOf } from '../kinds/registry.ts';
+import type { SeriesDef } from './series-defs.ts';
 import { MAX_CHART_POINTS, type BacktestChart, type ChartSeries } from './backtest-result.ts';
 
 type Column = (number | null)[];
-
-export interface ThresholdDef {
-  readonly kind: 'threshold';
-  /** Its key in currentValues. */
-  readonly key: string;
-  readonly label: string;
-  readonly operator: OperatorName;
-  readonly threshold: number;
-  readonly recoveryThreshold: number | null;
-}
-
-/** The keys are bandValues' (anomaly-explanation.ts): `name`, `expected(name)`, … */
-export interface BandDef {
-  readonly kind: 'band';
-  readonly key: string;
-  readonly label: string;
-  readonly direction: AnomalyDirection;
-}
-
-export type SeriesDef = ThresholdDef | BandDef;
-
-export const thresholdDef = (leaf: ConditionLeaf, key: string, label: string): ThresholdDef => ({
-  kind: 'threshold',
-  key,
-  label,
-  operator: leaf.operator,
-  threshold: leaf.threshold,
-  recoveryThreshold: leaf.recoveryThreshold ?? null,
-});
 
 /** The band's keys in currentValues, in the order BandChartSeries holds them. */
 const BAND_PARTS = ['expected', 'lower', 'upper'] as const;

@@ -5,7 +5,7 @@
  * budget, held it back, and a DIGEST tells of the incidents the budget held. Pure.
  */
 import type { SilenceRecord } from '../../silences/silence.ts';
-import type { AlertResolution, DigestDue, FiredAlert } from '../../alerts/alert.ts';
+import type { AlertResolution, DigestDue, FiredAlert } from '../alerts/alert.ts';
 import type { ActiveRule } from '../rule.ts';
 import type {
   BacktestCounts,

@@ -8,8 +8,8 @@
 import type { MetricEvent } from '../../event.ts';
 import { Aggregator } from '../../metrics/aggregator.ts';
 import type { MetricsLimits } from '../../metrics/metrics-limits.ts';
-import type { AlertResolution, DigestDue, FiredAlert } from '../../alerts/alert.ts';
-import { evaluateRule } from '../evaluator.ts';
+import type { AlertResolution, DigestDue, FiredAlert } from '../alerts/alert.ts';
+import { evaluateRule } from '../rule-evaluation.ts';
 import { RuleEngine, readSpanMs } from '../rule-engine.ts';
 import { kindOf } from '../kinds/registry.ts';
 import type { ActiveRule } from '../rule.ts';

@@ -9,9 +9,9 @@ import type { WindowedMetrics } from '../../metrics/windows/window-reads.ts';
 import type { DrlTokenReader } from '../drl-syntax.ts';
 import type { EvaluationResult, PreparedRule, PreparedSet } from '../evaluator.ts';
 import type { AnomalyRule } from './anomaly/anomaly-rules.ts';
-import type { ParsedDrl } from '../drl-parser.ts';
+import type { ParsedDrl } from '../drl-parsed.ts';
 import type { Condition, ConditionLeaf, RuleConfig } from '../rule-types.ts';
-import type { SeriesDef } from '../backtest/chart-series.ts';
+import type { SeriesDef } from '../backtest/series-defs.ts';
 
 export type RuleConfigValidation =
   | { readonly ok: true; readonly config: RuleConfig }

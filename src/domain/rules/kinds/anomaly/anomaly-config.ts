@@ -3,7 +3,7 @@
  * normalised shape that validation produces and the DRL, the baselines and the evaluator consume.
  */
 import { BUCKET_MEASURES, type BucketMeasure } from '../../../metrics/windows/bucket-read.ts';
-import type { LifecycleKeys } from '../../../alerts/lifecycle-keys.ts';
+import type { LifecycleKeys } from '../../alerts/lifecycle-keys.ts';
 
 /** What one bucket measures (declared with the metrics that answer it). */
 export const ANOMALY_METRICS = BUCKET_MEASURES;

@@ -6,7 +6,7 @@ import {
   LIFECYCLE_KEYS,
   MAX_LIFECYCLE_SECONDS,
   type LifecycleKeys,
-} from '../../../alerts/lifecycle-keys.ts';
+} from '../../alerts/lifecycle-keys.ts';
 import { suggest } from '../../../suggest.ts';
 import {
   ANOMALY_ALGORITHMS,

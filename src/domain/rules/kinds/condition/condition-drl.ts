@@ -4,7 +4,7 @@
  * the check that a parsed rule kept all of it.
  */
 import { VALUE_FUNCTION, javaDouble, javaString } from '../../drl-syntax.ts';
-import type { ParsedDrl } from '../../drl-parser.ts';
+import type { ParsedDrl } from '../../drl-parsed.ts';
 import {
   OPERATORS,
   conditionTree,

@@ -8,7 +8,7 @@ import type {
   ExplainedPattern,
   ExplainedPatternEvent,
   ExplainedPatternMatch,
-} from '../../../alerts/alert.ts';
+} from '../../alerts/alert.ts';
 import type { PatternConfig } from './pattern-config.ts';
 import type { PatternMatch } from './pattern-matcher.ts';
 

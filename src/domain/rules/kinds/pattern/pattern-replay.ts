@@ -5,7 +5,7 @@
  * explained, and how many partitions the rule would have held (its memory).
  */
 import type { DetailedMetricEvent } from '../../../event.ts';
-import type { ExplainedPatternMatch } from '../../../alerts/alert.ts';
+import type { ExplainedPatternMatch } from '../../alerts/alert.ts';
 import type { RuleTestResult } from '../../rule-test.ts';
 import type { PatternConfig } from './pattern-config.ts';
 import { explainMatch, explainPattern, matchWords } from './pattern-explanation.ts';

@@ -6,7 +6,7 @@
  * tick into that tick's evaluation: the rule holds when a sequence completed.
  */
 import { isDetailed, type MetricEvent } from '../../../event.ts';
-import type { ExplainedPattern } from '../../../alerts/alert.ts';
+import type { ExplainedPattern } from '../../alerts/alert.ts';
 import type { ActiveRule } from '../../rule.ts';
 import type { PatternConfig } from './pattern-config.ts';
 import { storedPatternConfig } from './pattern-validation.ts';

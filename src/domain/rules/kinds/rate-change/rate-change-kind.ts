@@ -2,7 +2,7 @@
  * @module RATE_CHANGE: one leaf whose threshold is compared with the percent change of its metric
  * between its window and the window before (both must fit the 24 h retention).
  */
-import { thresholdDef } from '../../backtest/chart-series.ts';
+import { thresholdDef } from '../../backtest/series-defs.ts';
 import { PERCENT_CHANGE_FUNCTION } from '../../drl-syntax.ts';
 import { evaluateKind, prepareRateChange } from '../../evaluator.ts';
 import { OPERATORS, isConditionNode, type ConditionLeaf } from '../../rule-types.ts';

@@ -2,7 +2,7 @@
  * @module THRESHOLD: a condition tree over the live metrics (a leaf, or AND / OR / NOT of
  * conditions), each leaf its metric over its window compared with a threshold.
  */
-import { thresholdDef, type SeriesDef } from '../../backtest/chart-series.ts';
+import { thresholdDef, type SeriesDef } from '../../backtest/series-defs.ts';
 import { evaluateKind, prepareConditionTree } from '../../evaluator.ts';
 import { conditionTree, leaves, type Condition } from '../../rule-types.ts';
 import { conditionRecommendations, conditionWarnings } from '../condition/condition-advice.ts';

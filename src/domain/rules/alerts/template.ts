@@ -5,7 +5,7 @@
  * an unknown one is refused on write, with a did-you-mean. Pure.
  */
 import type { AlertPayload } from './alert.ts';
-import { suggest } from '../suggest.ts';
+import { suggest } from '../../suggest.ts';
 
 export const MAX_TEMPLATE_LENGTH = 2000;
 

@@ -3,9 +3,9 @@
  * /topic/alerts and the webhook return it; the payload the notification channels read; the alert
  * the evaluator fires; and the outcome of delivering it. Plain data only (they cross threads).
  */
-import type { LogicalOperator, OperatorName, RuleSeverity } from '../rules/rule-types.ts';
-import type { RuleNotification } from '../rules/rule.ts';
-import type { ExplainedBand } from '../rules/kinds/anomaly/anomaly-explanation.ts';
+import type { LogicalOperator, OperatorName, RuleSeverity } from '../rule-types.ts';
+import type { RuleNotification } from '../rule.ts';
+import type { ExplainedBand } from '../kinds/anomaly/anomaly-explanation.ts';
 
 /** One comparison of a rule's condition as evaluated at a transition. */
 export interface ExplainedCondition {

@@ -12,7 +12,7 @@ import {
   incidentTransitionId,
   type Notification,
 } from './notification.ts';
-import type { RuleNotification } from '../rules/rule.ts';
+import type { RuleNotification } from '../rule.ts';
 
 /** A notification to send, and the channels it goes to (those its incident fired with). */
 export interface PendingNotification {

@@ -6,7 +6,7 @@
  * notified incident of the last 60 minutes leaves the hour), the held ones are due in one DIGEST.
  * Nothing is dropped silently.
  */
-import type { ActiveRule, RuleFields } from '../rules/rule.ts';
+import type { ActiveRule, RuleFields } from '../rule.ts';
 
 const HOUR_MS = 3_600_000;
 
