@@ -10,20 +10,20 @@ import {
   channelEntryProblem,
   CONTACT_POINT_NAME,
 } from '../domain/contact-points/contact-point.ts';
+import { ruleKinds } from '../domain/rules/kinds/registry.ts';
 import { notificationConfigErrors } from '../domain/rules/alerts/notification-config.ts';
 import { validateRuleConfig } from '../domain/rules/rule-config-validation.ts';
 import type { RuleTestInput } from '../domain/rules/rule-test.ts';
 import {
-  EVALUATED_RULE_TYPES,
   MAX_ALERTS_PER_HOUR,
   MAX_RULE_DESCRIPTION_CHARACTERS,
   MAX_RULE_NAME_CHARACTERS,
   MAX_SUPPRESSION_WINDOW_MINUTES,
   NOTIFICATION_CHANNELS,
-  notAvailableYet,
   RULE_DEFAULTS,
   RULE_SEVERITIES,
   RULE_TYPES,
+  notAvailableYet,
   type RuleType,
 } from '../domain/rules/rule-types.ts';
 import type { RuleFields } from '../domain/rules/rule.ts';
@@ -228,8 +228,9 @@ function checkNotifications(config: unknown, errors: Record<string, string>): vo
  * config is then not judged: no config of it would do.
  */
 function unavailableType(ruleType: RuleType | undefined, errors: Record<string, string>): boolean {
-  if (ruleType === undefined || EVALUATED_RULE_TYPES.has(ruleType)) return false;
-  errors['ruleType'] = notAvailableYet(ruleType);
+  const kinds = ruleKinds();
+  if (ruleType === undefined || kinds.has(ruleType)) return false;
+  errors['ruleType'] = notAvailableYet(ruleType, kinds.types);
   return true;
 }
 
@@ -296,7 +297,7 @@ function checkTest(body: unknown): RuleBodyCheck<RuleTestInput & RuleTestBody> {
  *   that will run, and `value.ruleConfig` is then the normalised config; notificationConfig, when
  *   present, is checked on its own (non-secret settings only).
  * - test: the body's shape only; ruleConfig content is judged by testRule (a 200 result).
- * A ruleType outside EVALUATED_RULE_TYPES is refused on all three, under `ruleType`.
+ * A ruleType no rule kind serves (kinds/registry.ts) is refused on all three, under `ruleType`.
  */
 export function checkRuleBody(kind: 'create', body: unknown): RuleBodyCheck<RuleFields>;
 export function checkRuleBody(

@@ -28,3 +28,9 @@ void t.test('no kind name as a literal outside kinds/', async (t) => {
   );
   t.same(found, [], 'files that name a rule kind: go through kinds/registry.ts');
 });
+
+void t.test('the registry serves exactly the ruleType enum', async (t) => {
+  const { ruleKinds } = await import('../../../src/domain/rules/kinds/registry.ts');
+  const { RULE_TYPES } = await import('../../../src/domain/rules/kinds/names.ts');
+  t.same(ruleKinds().types, RULE_TYPES);
+});
