@@ -4,18 +4,20 @@
 // never what sits in its own layer or above. `npm run lint:cycles` adds a check that no two folders
 // import each other (test/architecture/folder-graph.ts); docs/code-map.md shows the same order.
 //
-//   1  src/domain/*.ts            the pure domain's words (events, ids, keys); all of domain/ is pure
-//   2  src/domain/cluster
+//   1  src/domain/*.ts            the pure domain's words (events, ids, keys, severity); domain/ is pure
+//   2  src/domain/cluster  src/domain/event-search
 //   3  src/domain/metrics         state/ <- windows/ <- snapshot/ <- aggregator.ts inside it
-//   4  src/domain/alerts          what an alert is (severity; alert, lifecycle, throttle, notifications)
-//   5  src/domain/silences
-//   6  src/domain/rules           rules and their kinds (rules/kinds/<kind>/ + kinds/registry.ts)
-//   7  src/domain/contact-points
-//   8  src/*.ts: log, errors, config, timers, version, secret-file, startup-timings, build-if-changed
-//   9  src/telemetry             histograms, tick and thread stats, thread name/priority/heap, tick timer
-//  10  src/protocol  src/schemas  messages between threads (protocol/storage/ by area); request shapes
-//  11  src/nats                  the cluster's transport: NATS link, batch payload, instance identity
-//  12  src/db                    all SQL; runs in the storage and reads workers
+//   4  src/domain/silences
+//   5  src/domain/rules           rules, their kinds (rules/kinds/<kind>/ + kinds/registry.ts) and alerts
+//                                 (rules/alerts/: an alert carries its rule's explanation, the engine
+//                                 drives its lifecycle: the two use each other)
+//   6  src/domain/contact-points
+//   7  src/*.ts: log, errors, config, timers, version, secret-file, startup-timings, build-if-changed
+//   8  src/telemetry             histograms, tick and thread stats, thread name/priority/heap, tick timer
+//   9  src/protocol  src/schemas  messages between threads (protocol/storage/ by area); request shapes
+//  10  src/nats                  the cluster's transport: NATS link, batch payload, instance identity
+//  11  src/db                    all SQL; runs in the storage and reads workers
+//  12  src/metrics-actor         the metrics actor thread's parts beside its entry: checkpoints
 //  13  workers/                  thread entry points, and workers/storage/ (the storage worker's ops)
 //  14  src/actors                the front's faces of the other threads
 //  15  src/notify
@@ -25,7 +27,7 @@
 //  19  src/http
 //  20  src/stomp  src/dashboard  src/request-gate.ts
 //  21  src/instrumentation       the Prometheus exposition: reads actors, http, stomp, notify, cluster
-//  22  src/components            start and stop of each part of the service
+//  22  src/components            each part's start, pushing its stop on the one stop stack
 //  23  src/service.ts            the composition root
 //  24  src/main.ts
 //

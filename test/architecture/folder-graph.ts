@@ -12,7 +12,7 @@ export const root = path.resolve(import.meta.dirname, '../..');
 
 /**
  * The unit of the graph. A top folder of src/ (src/http, src/actors, ...), except inside src/domain,
- * whose parts are layers of their own (src/domain/metrics, src/domain/rules, src/domain/alerts);
+ * whose parts are layers of their own (src/domain/metrics, src/domain/rules, src/domain/silences);
  * each file directly in src/ is a node of its own (log.ts sits at the bottom, service.ts at the top);
  * workers/ and its subfolders are one.
  */

@@ -43,8 +43,9 @@ const DEFAULT_COUNT_MS = 100;
 /** The histogram's range when from is not given: the hour before `to`. */
 const DEFAULT_HISTOGRAM_SPAN_MS = 3_600_000;
 
+/** The prefix every event endpoint's 500 has (spec 7; test/http/health-down.test.ts). */
 const failed = (message: string): AppError =>
-  new AppError('INTERNAL', `Failed to read events: ${message}`);
+  new AppError('INTERNAL', `Failed to process event: ${message}`);
 
 /** The filter of a request, or its 400 naming every bad parameter. */
 function filterOf(query: Query): EventFilter {
