@@ -34,8 +34,19 @@ void t.test('lifecycle and throttling are rebuilt from stored alerts', async (t)
   const suppressed = await api.create(
     rule('Suppressed', { suppressionWindowMinutes: 30, maxAlertsPerHour: 10 }),
   );
+  // Over 5 minutes, as 'Firing across' below: its second incident stays open across the restart
+  // however long the restart takes (a 1-minute window restored from the checkpoint may empty first).
   const capped = await api.create(
-    rule('Capped', { suppressionWindowMinutes: 0, maxAlertsPerHour: 1 }),
+    rule('Capped', {
+      suppressionWindowMinutes: 0,
+      maxAlertsPerHour: 1,
+      ruleConfig: {
+        metric: 'errorRate',
+        operator: 'GREATER_THAN',
+        threshold: 20,
+        windowMinutes: 5,
+      },
+    }),
   );
   const pump = pumpErrors(before);
   try {
