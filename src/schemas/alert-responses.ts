@@ -1,6 +1,6 @@
 /**
  * @module Response schema of the alert endpoints: documents the stored alert in OpenAPI, tied at
- * compile time to its one declaration in src/domain/alerts/alert.ts.
+ * compile time to its one declaration in src/domain/rules/alerts/alert.ts.
  */
 import { Type, type TLiteral, type TSchema, type TUnion } from '@sinclair/typebox';
 import {

@@ -9,7 +9,7 @@ const ALLOWED: Readonly<Record<string, string>> = {
   'src/dashboard/web/rule-editor.ts': 'the editor of condition configs',
   // An alert's explanation of a pattern match is tagged with its kind (a response shape).
   'src/schemas/alert-responses.ts': 'the explanation of a pattern match',
-  'src/domain/alerts/alert.ts': 'the explanation of a pattern match',
+  'src/domain/rules/alerts/alert.ts': 'the explanation of a pattern match',
 };
 
 const LITERAL = /'(THRESHOLD|RATE_CHANGE|ANOMALY|PATTERN)'/;
