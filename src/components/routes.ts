@@ -36,6 +36,7 @@ type ReadLimit = 'RULE_TEST' | 'EVENT_PAGES' | 'BACKTEST';
 export function serviceRoutes(inputs: RouteInputs): readonly Route[] {
   const { config, storage, metrics, alerting, auth } = inputs;
   const { pool, batcher } = storage;
+  const resets = alerting.metricsResets;
   const slots = (what: string, limit: ReadLimit, retryAfterSeconds: number) =>
     createReadSlots({
       what,
@@ -70,9 +71,7 @@ export function serviceRoutes(inputs: RouteInputs): readonly Route[] {
     eventMaxFutureMs: config.EVENTS_MAX_FUTURE_HOURS * 3_600_000,
     maxRules: config.MAX_RULES,
     metrics: metrics.actor,
-    ...(alerting.metricsResets === null
-      ? {}
-      : { resetEverywhere: () => alerting.metricsResets!.resetEverywhere() }),
+    ...(resets === null ? {} : { resetEverywhere: () => resets.resetEverywhere() }),
     contactPoints: alerting.contactPoints,
     // The change is committed either way; a failed reload is logged and retried by ruleSync.
     onRuleChanged: (id) => alerting.ruleSync.changed(id),
