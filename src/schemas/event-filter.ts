@@ -5,7 +5,11 @@
  */
 import { SEVERITIES, type Severity } from '../domain/event.ts';
 import {
+  FILTER_PARAMS,
+  METADATA_PREFIX,
   Q_FIELDS,
+  RANGE_PARAMS,
+  TAG_PREFIX,
   type EventFilter,
   type MetadataCondition,
   type QField,
@@ -21,18 +25,7 @@ export const MAX_METADATA_DEPTH = 8;
 export const MAX_Q_CHARACTERS = 200;
 
 /** Parameters of a search that are not filters (read elsewhere): never "unknown" to the tail. */
-const FILTER_NAMES = new Set([
-  'from',
-  'to',
-  'timeField',
-  'eventType',
-  'source',
-  'severity',
-  'userId',
-  'sessionId',
-  'q',
-  'qField',
-]);
+const FILTER_NAMES = new Set<string>([...RANGE_PARAMS, ...FILTER_PARAMS]);
 
 /** What the parser reads: URLSearchParams, or the route's Query. */
 export type FilterParams = Pick<URLSearchParams, 'get' | 'getAll' | 'forEach'>;
@@ -136,15 +129,15 @@ export function parseEventFilter(
   const metadata: MetadataCondition[] = [];
   const unknown: string[] = [];
   params.forEach((value, key) => {
-    if (key.startsWith('tag.')) {
-      const tag = key.slice(4);
+    if (key.startsWith(TAG_PREFIX)) {
+      const tag = key.slice(TAG_PREFIX.length);
       if (tag === '') errors[key] = 'tag.<key> needs a key';
       else if (value.length > MAX_TAG_VALUE_CHARACTERS) {
         errors[key] = `${key} must hold at most ${MAX_TAG_VALUE_CHARACTERS} characters`;
       } else if (tags.some(([k]) => k === tag)) errors[key] = `${key} may be given once`;
       else tags.push([tag, value]);
-    } else if (key.startsWith('metadata.')) {
-      const path = key.slice(9).split('.');
+    } else if (key.startsWith(METADATA_PREFIX)) {
+      const path = key.slice(METADATA_PREFIX.length).split('.');
       if (path.some((p) => p === '')) errors[key] = 'metadata.<path> needs dot-separated keys';
       else if (path.length > MAX_METADATA_DEPTH) {
         errors[key] = `${key} may be at most ${MAX_METADATA_DEPTH} keys deep`;

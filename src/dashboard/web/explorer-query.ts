@@ -3,22 +3,19 @@
  * parsed from and written to the hash, so a search is a link to share; turned into the query string
  * of GET /api/v1/events (and its histogram, export and the live tail's `filter` header).
  */
+import {
+  FILTER_PARAMS,
+  METADATA_PREFIX,
+  Q_FIELDS,
+  RANGE_PARAMS,
+  TAG_PREFIX,
+} from '../../domain/event-search/filter.ts';
 
 /** Fields a chip may filter on; `tag.<key>` and `metadata.<path>` take the key after the dot. */
-export const FILTER_FIELDS = [
-  'eventType',
-  'source',
-  'severity',
-  'userId',
-  'sessionId',
-  'q',
-  'qField',
-  'tag.',
-  'metadata.',
-] as const;
+export const FILTER_FIELDS = [...FILTER_PARAMS, TAG_PREFIX, METADATA_PREFIX] as const;
 
 /** Where `q` looks instead of type and source (the API's `qField`). */
-export const Q_FIELDS = ['eventType', 'source', 'userId', 'sessionId', 'metadata', 'tags'] as const;
+export { Q_FIELDS };
 
 /** Preset ranges, back from now; `all` sends no bounds. */
 export const RANGES = [
@@ -48,7 +45,7 @@ export interface ExplorerQuery {
   readonly timeField: 'timestamp' | 'receivedAt';
 }
 
-const NOT_FILTERS = new Set(['range', 'from', 'to', 'timeField']);
+const NOT_FILTERS = new Set<string>(['range', ...RANGE_PARAMS]);
 const isRange = (value: string): value is RangeName => RANGES.some(([name]) => name === value);
 
 export const emptyQuery = (): ExplorerQuery => ({

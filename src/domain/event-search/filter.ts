@@ -12,6 +12,24 @@ export type TimeField = 'timestamp' | 'receivedAt';
 export const Q_FIELDS = ['eventType', 'source', 'userId', 'sessionId', 'metadata', 'tags'] as const;
 export type QField = (typeof Q_FIELDS)[number];
 
+/**
+ * The query parameters that filter by name, as the API, the tail's header and the dashboard's URL
+ * spell them; `tag.<key>` and `metadata.<path>` take what follows their prefix.
+ */
+export const FILTER_PARAMS = [
+  'eventType',
+  'source',
+  'severity',
+  'userId',
+  'sessionId',
+  'q',
+  'qField',
+] as const;
+export const TAG_PREFIX = 'tag.';
+export const METADATA_PREFIX = 'metadata.';
+/** The parameters that bound the time instead (not filters to a live tail, which has no range). */
+export const RANGE_PARAMS = ['from', 'to', 'timeField'] as const;
+
 /** A JSON scalar a metadata path must equal; a number or boolean also matches its text. */
 export type Scalar = string | number | boolean | null;
 
