@@ -9,13 +9,21 @@
 // something the page shows, never for a length of time.
 import t from 'tap';
 import type { Page } from 'playwright-core';
-import { chromiumPath, NO_CHROMIUM, openBrowser } from '../support/browser.ts';
+import {
+  BROWSER_FILE_TIMEOUT_MS,
+  chromiumPath,
+  NO_CHROMIUM,
+  openBrowser,
+} from '../support/browser.ts';
 import { buildDashboard } from '../support/dashboard-build.ts';
 import { keyHeaders, TEST_ADMIN_KEY } from '../support/keys.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 if (chromiumPath() === null) t.plan(0, NO_CHROMIUM);
-else await run();
+else {
+  t.setTimeout(BROWSER_FILE_TIMEOUT_MS);
+  await run();
+}
 
 async function run(): Promise<void> {
   await buildDashboard();

@@ -9,7 +9,12 @@
 import path from 'node:path';
 import t from 'tap';
 import type { Page } from 'playwright-core';
-import { chromiumPath, NO_CHROMIUM, openBrowser } from '../support/browser.ts';
+import {
+  BROWSER_FILE_TIMEOUT_MS,
+  chromiumPath,
+  NO_CHROMIUM,
+  openBrowser,
+} from '../support/browser.ts';
 import { buildDashboard } from '../support/dashboard-build.ts';
 import { TEST_ADMIN_KEY } from '../support/keys.ts';
 import { startTestService, type TestService } from '../support/service.ts';
@@ -17,7 +22,10 @@ import { startTestService, type TestService } from '../support/service.ts';
 const DOC_IMAGES = path.resolve(import.meta.dirname, '../../docs/images');
 
 if (chromiumPath() === null) t.plan(0, NO_CHROMIUM);
-else await run();
+else {
+  t.setTimeout(BROWSER_FILE_TIMEOUT_MS);
+  await run();
+}
 
 async function run(): Promise<void> {
   // Before the service starts: it loads the dashboard's files once, at start-up.

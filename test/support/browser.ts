@@ -25,6 +25,15 @@ const FLAGS = [
   '--disable-sync',
 ];
 
+/** How long a page action or wait may take before the test fails (playwright's default: 30 s). */
+const BROWSER_WAIT_MS = 90_000;
+
+/**
+ * A browser test file's own timeout, past .taprc's 180 s: one file drives a dozen pages in one
+ * browser, and on a busy machine (a backtest waits its turn) that alone can take 3 minutes.
+ */
+export const BROWSER_FILE_TIMEOUT_MS = 420_000;
+
 export const SCREENSHOTS = path.resolve(import.meta.dirname, '../../.test-output/dashboard');
 
 export const chromiumPath = (): string | null => (existsSync(CHROMIUM_PATH) ? CHROMIUM_PATH : null);
@@ -54,6 +63,9 @@ export async function openBrowser(
     viewport: { width: 1280, height: 800 },
     colorScheme: options.colorScheme ?? 'light',
   });
+  // A busy machine (CI's two cores, a backtest's low-priority thread) can take longer than
+  // playwright's 30 s default to show what a test waits for; the file's own timeout still bounds it.
+  context.setDefaultTimeout(BROWSER_WAIT_MS);
   const errors: string[] = [];
   const outside: string[] = [];
   const origin = new URL(base).origin;
