@@ -47,7 +47,8 @@ function seedModeKnob(): 'copy' | 'api' {
 }
 
 function batchBody(index: number, count: number, now: number): string {
-  return JSON.stringify({ events: seedBatch(index, count, now, SEED_DAYS) });
+  const batches = Math.ceil(SEED_EVENTS / SEED_BATCH);
+  return JSON.stringify({ events: seedBatch(index, count, now, SEED_DAYS, batches) });
 }
 
 interface SeedResult {

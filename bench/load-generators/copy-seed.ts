@@ -42,7 +42,7 @@ function* copyRows(options: CopySeedOptions, now: number): Generator<string> {
     // As the service does: received now, stored a moment later.
     const receivedAt = new Date().toISOString();
     let chunk = '';
-    for (const e of seedBatch(index, count, now, options.days)) {
+    for (const e of seedBatch(index, count, now, options.days, batches)) {
       chunk +=
         `${copyText(e.eventType)}\t${e.timestamp}\t${copyText(e.source)}\t${copyText(e.userId)}\t` +
         `${copyText(e.sessionId)}\t${e.severity}\t${copyText(JSON.stringify(e.tags))}\t` +
