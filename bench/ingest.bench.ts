@@ -3,6 +3,9 @@
  * durable ingest (202 after COMMIT) with an API key on every request, then the same against a
  * service with VIGIL_AUTH=off, in one run, and (COMPARE_IDEMPOTENCY=1) with an idempotency key on
  * every event; each durable run checks that every 2xx is a stored row.
+ * Then (BOUNDS) ingest against its physical bounds in the same run (issue 35): fdatasync on the
+ * database's directory, the bare server and Vigil at c=50 and c=500, 20 events per request
+ * against PostgreSQL's COPY, and where a single event's time goes stage by stage.
  * Then the per-event CPU breakdown: a fresh service under a paced open-loop ingest, its CPU and
  * its PostgreSQL's and the load generator's read from /proc, as µs per acknowledged event.
  */
@@ -16,6 +19,10 @@ import { num, printTable } from './report/print-table.ts';
 import { profileDirFor, summariseProfiles } from './report/profile-summary.ts';
 import { log, runLoad, type LoadRequest, type LoadSummary } from './load-generators/run-load.ts';
 import { startBareCeiling, startService, type BenchService } from './harness/bench-service.ts';
+import { measureFsync } from './harness/fsync-latency.ts';
+import { keyedFetch } from './load-generators/client-key.ts';
+import { copyRate } from './load-generators/copy-rate.ts';
+import { printBounds, printStages, type StageRow } from './report/ingest-bounds.ts';
 
 // Knobs (env): ROUNDS, DURATION (s), CONNECTIONS, PIPELINING, WARMUP (s); PROFILE=1 writes CPU
 // profiles; VIGIL_ROOT benches another copy; service variables (STORAGE_WORKERS, ...) pass through.
@@ -42,6 +49,15 @@ const TARGET_KEY_RATIO = 0.95;
 // fresh id per request, so both rows pay the same client work. Target: keys within 15 %.
 const COMPARE_IDEMPOTENCY = switchKnob('COMPARE_IDEMPOTENCY', false);
 const TARGET_IDEMPOTENCY_RATIO = 0.85;
+// BOUNDS: 1 (default) runs the bounds and stages after the closed loop, 0 skips them, `only`
+// runs them alone (issue 35). FSYNC_SAMPLES flushes timed; COPY_ROWS rows copied; BATCH_EVENTS
+// events per request of the batched run. The connections are the issue's: 50 and 500.
+const BOUNDS = process.env.BOUNDS ?? '1';
+const FSYNC_SAMPLES = intKnob('FSYNC_SAMPLES', 200);
+const COPY_ROWS = intKnob('COPY_ROWS', 100_000);
+const BATCH_EVENTS = intKnob('BATCH_EVENTS', 20);
+const LOW_CONNECTIONS = 50;
+const HIGH_CONNECTIONS = 500;
 
 // prettier-ignore
 const TYPES = ['page_view', 'click', 'signup', 'purchase', 'api_call', 'search', 'video_play', 'login'];
@@ -414,13 +430,169 @@ async function cpuBreakdown(): Promise<number> {
   return code;
 }
 
-async function main(): Promise<number> {
-  if (!['0', '1', 'only'].includes(BREAKDOWN)) {
-    throw new Error(`BREAKDOWN=${BREAKDOWN}: must be 0, 1 or only`);
+/** `count` events per request, the bench's bodies in turn, as POST /api/v1/events/batch takes. */
+function batchBodies(singles: readonly LoadRequest[], count: number): LoadRequest[] {
+  return singles.map((_, first) => ({
+    method: 'POST',
+    path: '/api/v1/events/batch',
+    body: JSON.stringify({
+      events: Array.from({ length: count }, (_unused, i): unknown =>
+        JSON.parse(singles[(first + i) % singles.length]?.body ?? '{}'),
+      ),
+    }),
+  }));
+}
+
+const verifyBatch = (body: string): string | null => {
+  const answer = JSON.parse(body) as { accepted?: unknown; rejected?: unknown };
+  return answer.accepted === BATCH_EVENTS && answer.rejected === 0
+    ? null
+    : `not ${BATCH_EVENTS} accepted`;
+};
+
+const loadAt = (
+  name: string,
+  baseUrl: string,
+  connections: number,
+  requests: readonly LoadRequest[],
+  verify: (body: string) => string | null,
+  options = { rounds: ROUNDS, durationSec: DURATION, warmupSec: WARMUP },
+): Promise<LoadSummary> =>
+  runLoad(
+    { name, baseUrl, requests, connections, pipelining: 1, expectedStatus: 202, verify },
+    options,
+  );
+
+/** A service's stop, or why it did not stop cleanly (said after the tables). */
+const stopped = (service: BenchService): Promise<string | null> =>
+  service.stop().then(
+    () => null,
+    (error: unknown) => (error instanceof Error ? error.message : String(error)),
+  );
+
+/**
+ * Issue 35's bounds in one run: fdatasync on the database's directory (before any load), the
+ * bare server at c=50 and c=500, one Vigil at c=50, c=500 and batched, then COPY on its database.
+ */
+async function bounds(): Promise<number> {
+  const singles = eventBodies(Date.now(), false);
+  const low = LOW_CONNECTIONS;
+  const high = HIGH_CONNECTIONS;
+  const ceiling = await startBareCeiling();
+  let bareLow: LoadSummary;
+  let bareHigh: LoadSummary;
+  try {
+    bareLow = await loadAt(`bare uWS, c=${low}`, ceiling.url, low, singles, verifyAck);
+    bareHigh = await loadAt(`bare uWS, c=${high}`, ceiling.url, high, singles, verifyAck);
+  } finally {
+    await ceiling.stop();
   }
-  const loop = BREAKDOWN === 'only' ? 0 : await closedLoop();
-  const breakdown = BREAKDOWN === '0' ? 0 : await cpuBreakdown();
-  return Math.max(loop, breakdown);
+  const service = await startService({ env: { VIGIL_AUTH: 'on' } });
+  let run: Parameters<typeof printBounds>[0];
+  let stopProblem: string | null;
+  try {
+    log(`bounds: ${parametersLine(service)}`);
+    const fsync = await measureFsync(service, FSYNC_SAMPLES);
+    log(`fdatasync on ${fsync.directory}: p50 ${fsync.p50Ms.toFixed(3)} ms`);
+    const vigilLow = await loadAt(`Vigil durable, c=${low}`, service.url, low, singles, verifyAck);
+    const vigilHigh = await loadAt(
+      `Vigil durable, c=${high}`,
+      service.url,
+      high,
+      singles,
+      verifyAck,
+    );
+    const batched = await loadAt(
+      `Vigil durable, ${BATCH_EVENTS} events per request, c=${low}`,
+      service.url,
+      low,
+      batchBodies(singles, BATCH_EVENTS),
+      verifyBatch,
+    );
+    const copy = await copyRate(
+      service.sql,
+      singles.map((r) => r.body ?? '{}'),
+      COPY_ROWS,
+    );
+    run = {
+      low,
+      high,
+      batchEvents: BATCH_EVENTS,
+      bareLow,
+      bareHigh,
+      vigilLow,
+      vigilHigh,
+      batched,
+      fsync,
+      copy,
+    };
+  } finally {
+    stopProblem = await stopped(service);
+  }
+  process.stdout.write('\n');
+  const clean = printBounds(
+    run,
+    `median of ${ROUNDS} x ${DURATION} s after ${WARMUP} s of warm-up`,
+  );
+  const stages = await stageBreakdown(singles);
+  if (stopProblem !== null) process.stdout.write(`\nFAIL ${stopProblem}\n`);
+  return clean && stages && stopProblem === null ? 0 : 1;
+}
+
+/**
+ * A fresh service with INGEST_STAGE_TIMINGS=true at c=50: warmed up, its timings emptied, one
+ * round of DURATION, then its GET /api/v1/ingest-stages beside what the client saw.
+ */
+async function stageBreakdown(singles: readonly LoadRequest[]): Promise<boolean> {
+  const service = await startService({ env: { VIGIL_AUTH: 'on', INGEST_STAGE_TIMINGS: 'true' } });
+  const name = `Vigil durable, c=${LOW_CONNECTIONS}, INGEST_STAGE_TIMINGS=true`;
+  let client: LoadSummary;
+  let body: { requests: number; stages: StageRow[] };
+  let stopProblem: string | null;
+  try {
+    const stagesUrl = `${service.url}/api/v1/ingest-stages`;
+    if (WARMUP > 0) {
+      await loadAt(`${name} (warm-up)`, service.url, LOW_CONNECTIONS, singles, verifyAck, {
+        rounds: 1,
+        durationSec: WARMUP,
+        warmupSec: 0,
+      });
+    }
+    const reset = await keyedFetch(stagesUrl, { method: 'DELETE' });
+    if (reset.status !== 204) throw new Error(`DELETE ${stagesUrl}: ${reset.status}`);
+    client = await loadAt(name, service.url, LOW_CONNECTIONS, singles, verifyAck, {
+      rounds: 1,
+      durationSec: DURATION,
+      warmupSec: 0,
+    });
+    const answer = await keyedFetch(stagesUrl);
+    if (answer.status !== 200) throw new Error(`GET ${stagesUrl}: ${answer.status}`);
+    body = (await answer.json()) as typeof body;
+  } finally {
+    stopProblem = await stopped(service);
+  }
+  printStages(body.stages, body.requests, client, `one round of ${DURATION} s after ${WARMUP} s`);
+  if (stopProblem !== null) process.stdout.write(`\nFAIL ${stopProblem}\n`);
+  return client.non2xx === 0 && client.errors === 0 && stopProblem === null;
+}
+
+async function main(): Promise<number> {
+  for (const [name, value] of [
+    ['BREAKDOWN', BREAKDOWN],
+    ['BOUNDS', BOUNDS],
+  ] as const) {
+    if (!['0', '1', 'only'].includes(value)) {
+      throw new Error(`${name}=${value}: must be 0, 1 or only`);
+    }
+  }
+  if (BREAKDOWN === 'only' && BOUNDS === 'only') {
+    throw new Error('BREAKDOWN=only and BOUNDS=only: choose one');
+  }
+  const only = BREAKDOWN === 'only' || BOUNDS === 'only';
+  const loop = only ? 0 : await closedLoop();
+  const limits = BOUNDS === '0' || BREAKDOWN === 'only' ? 0 : await bounds();
+  const breakdown = BREAKDOWN === '0' || BOUNDS === 'only' ? 0 : await cpuBreakdown();
+  return Math.max(loop, limits, breakdown);
 }
 
 process.exitCode = await main();

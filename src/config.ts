@@ -203,6 +203,11 @@ export const ConfigSchema = Type.Object({
     description:
       "Also measure each rule evaluation's time on a CPU (Linux scheduler statistics): onCpu of GET /api/v1/rules/evaluation-stats; off: null.",
   }),
+  INGEST_STAGE_TIMINGS: Type.Boolean({
+    default: false,
+    description:
+      'Time each single-event ingest stage (queue, batch wait, hand-off, statement, COMMIT, answer): GET /api/v1/ingest-stages. Each batch then runs in an explicit transaction.',
+  }),
   METRICS_MAX_EVENT_TYPES: Int(
     1,
     1000000,

@@ -63,6 +63,8 @@ export interface BenchService {
   readonly schema: string;
   /** True when the service runs its embedded PostgreSQL (no DATABASE_URL in the environment). */
   readonly embedded: boolean;
+  /** The embedded PostgreSQL's data directory; null on DATABASE_URL. */
+  readonly pgDataDir: string | null;
   /** A client on the service's database with the bench schema on its search_path, for checks. */
   readonly sql: postgres.Sql;
   /** Stops the process (SIGTERM, exit 0 expected) and starts a new one on the same database. */
@@ -146,6 +148,7 @@ export async function startService(options: BenchServiceOptions = {}): Promise<B
     root: SERVICE_ROOT,
     schema: db.schema,
     embedded,
+    pgDataDir: db.pgDataDir,
     sql: db.sql,
     restart: async (profileDir) => {
       await stopProcess(proc);

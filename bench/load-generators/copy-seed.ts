@@ -27,7 +27,7 @@ export interface CopySeedResult {
 }
 
 /** Text-format COPY escapes (backslash, tab, newline, carriage return). */
-const copyText = (value: string): string =>
+export const copyText = (value: string): string =>
   /[\\\t\n\r]/.test(value)
     ? value.replace(
         /[\\\t\n\r]/g,

@@ -11,7 +11,9 @@ import type { NewEvent } from '../domain/event.ts';
 import type { InsertOutcome } from '../domain/idempotency.ts';
 import type { DbFailure, Result } from '../protocol/storage/index.ts';
 import { PlainHistogram } from '../telemetry/plain-histogram.ts';
+import { epochNow } from '../telemetry/stage-histograms.ts';
 import { REAL_TIMERS, type Timers } from '../timers.ts';
+import type { IngestStamps } from './ingest-stages.ts';
 import type { StoragePool } from './storage-pool.ts';
 
 export interface IngestBatcherOptions {
@@ -44,6 +46,11 @@ export interface IngestBatcherOptions {
    * read once per batch and passed to the storage worker. Absent: never.
    */
   readonly eventDetail?: () => boolean;
+  /**
+   * Stage timings (INGEST_STAGE_TIMINGS): stamp each request's enqueue and dispatch, and ask the
+   * storage worker for its own stamps. Absent: nothing is stamped.
+   */
+  readonly stamped?: boolean;
   /** The clock and timers the batcher reads. Absent: performance.now and the real timers. */
   readonly timers?: BatcherTimers;
 }
@@ -87,10 +94,12 @@ export interface IngestBatcher {
    * Resolves with the events' outcomes (ids, or repeats of idempotency keys) in order once
    * stored; rejects OVERLOADED when the queue is full
    * in events or in bytes. `bytes`: the size of the request that carried them (its body length).
+   * `stamps`: the request's stage timings, filled in while the batcher is `stamped`.
    */
   submit(
     events: readonly NewEvent[],
     bytes: number,
+    stamps?: IngestStamps,
   ): Promise<Result<readonly InsertOutcome[], DbFailure>>;
   /** Events accepted but not yet committed or failed. */
   pending(): number;
@@ -110,6 +119,7 @@ interface Request {
   readonly bytes: number;
   /** timers.now() when queued: how long the head of the queue has lingered. */
   readonly queuedAt: number;
+  readonly stamps: IngestStamps | undefined;
   readonly timers: BatcherTimers;
   readonly resolve: (result: Result<readonly InsertOutcome[], DbFailure>) => void;
   readonly reject: (error: Error) => void;
@@ -135,6 +145,11 @@ function fail(request: Request, error: unknown): void {
 
 const timedOut = (request: Request): void => answer(request, WRITE_TIMEOUT);
 
+function stampDispatch(requests: readonly Request[]): void {
+  const now = epochNow();
+  for (const r of requests) if (r.stamps !== undefined) r.stamps.dispatchedAt = now;
+}
+
 export function createIngestBatcher(
   pool: StoragePool,
   options: IngestBatcherOptions,
@@ -142,6 +157,7 @@ export function createIngestBatcher(
   const maxInFlight = options.maxInFlight ?? Number.POSITIVE_INFINITY;
   const queueMaxBytes = options.queueMaxBytes ?? Number.POSITIVE_INFINITY;
   const timers = options.timers ?? REAL_TIMERS;
+  const stamped = options.stamped === true;
   let queue: Request[] = [];
   let queuedEvents = 0;
   let pendingEvents = 0;
@@ -176,11 +192,17 @@ export function createIngestBatcher(
     const events = requests.flatMap((r) => r.events);
     const bytes = requests.reduce((sum, r) => sum + r.bytes, 0);
     const dispatched = timers.now();
+    const detail = options.eventDetail?.() === true;
+    if (stamped) stampDispatch(requests);
     const settled = pool
-      .run('insertEvents', { events, detail: options.eventDetail?.() === true })
+      .run('insertEvents', stamped ? { events, detail, stamped } : { events, detail })
       .then(
         (result) => {
           if (result.ok) {
+            if (result.stamps !== undefined) {
+              for (const r of requests)
+                if (r.stamps !== undefined) r.stamps.storage = result.stamps;
+            }
             batchEvents.observe(events.length);
             commitSeconds.observe((timers.now() - dispatched) / 1000);
           } else failedBatches++;
@@ -238,7 +260,7 @@ export function createIngestBatcher(
   };
 
   return {
-    submit(events, bytes) {
+    submit(events, bytes, stamps) {
       if (pendingEvents + events.length > options.queueMax) return Promise.reject(overloaded);
       // A request alone larger than the bound still goes through an empty queue (it passed
       // MAX_BODY_BYTES): otherwise a low setting would refuse it forever.
@@ -252,6 +274,7 @@ export function createIngestBatcher(
           events,
           bytes,
           queuedAt: timers.now(),
+          stamps,
           timers,
           resolve,
           reject,
@@ -260,6 +283,7 @@ export function createIngestBatcher(
         };
         if (options.writeTimeoutMs !== undefined)
           request.timer = timers.setTimeout(timedOut, options.writeTimeoutMs, request);
+        if (stamps !== undefined) stamps.enqueuedAt = epochNow();
         queue.push(request);
         queuedEvents += events.length;
         if (queuedEvents >= options.batchMax) pump();

@@ -3,6 +3,7 @@
  * STOMP endpoint and its 1 s broadcast, and the listening port.
  */
 import { createBacktestRunner } from '../actors/backtest-runner.ts';
+import { createIngestStageTimings } from '../actors/ingest-stages.ts';
 import type { Authentication } from '../auth/start-auth.ts';
 import type { Dashboard } from '../dashboard/assets.ts';
 import { createConnectionLimit } from '../http/connection-limit.ts';
@@ -21,7 +22,7 @@ import type { LateStomp } from './late-stomp.ts';
 import { serviceRoutes, type RouteInputs } from './routes.ts';
 import { createStopStack, type StopStack } from './stop-stack.ts';
 
-export interface FrontInputs extends Omit<RouteInputs, 'backtests'> {
+export interface FrontInputs extends Omit<RouteInputs, 'backtests' | 'ingestStages'> {
   readonly databaseUrl: string;
   readonly auth: Authentication;
   readonly dashboardLoad: Promise<Dashboard>;
@@ -53,8 +54,10 @@ export async function startFront(inputs: FrontInputs, stack: StopStack): Promise
     // One count for HTTP requests in progress and WebSockets: MAX_CONNECTIONS bounds both together.
     const connections = createConnectionLimit(config.MAX_CONNECTIONS);
     const origins = originPolicy(config.VIGIL_ALLOWED_ORIGINS);
-    const app = buildApp(serviceRoutes({ ...inputs, backtests }), {
+    const ingestStages = config.INGEST_STAGE_TIMINGS ? createIngestStageTimings() : null;
+    const app = buildApp(serviceRoutes({ ...inputs, backtests, ingestStages }), {
       maxBodyBytes: config.MAX_BODY_BYTES,
+      ingestStages,
       log,
       gate,
       connections,

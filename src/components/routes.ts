@@ -3,6 +3,7 @@
  * self-metrics GET /metrics reads, and every part's face.
  */
 import type { BacktestRunner } from '../actors/backtest-runner.ts';
+import type { IngestStageTimings } from '../actors/ingest-stages.ts';
 import type { RunningCluster } from '../actors/cluster-link.ts';
 import type { Authentication } from '../auth/start-auth.ts';
 import type { Config } from '../config.ts';
@@ -29,6 +30,8 @@ export interface RouteInputs {
   readonly auth: Authentication;
   readonly backtests: BacktestRunner;
   readonly stomp: LateStomp;
+  /** INGEST_STAGE_TIMINGS; null: off. */
+  readonly ingestStages: IngestStageTimings | null;
 }
 
 type ReadLimit = 'RULE_TEST' | 'EVENT_PAGES' | 'BACKTEST';
@@ -85,6 +88,7 @@ export function serviceRoutes(inputs: RouteInputs): readonly Route[] {
       maxTrackedUsers: config.METRICS_MAX_TRACKED_USERS,
     },
     ingestCounts,
+    ingestStages: inputs.ingestStages,
     selfMetrics: selfMetricsOf(inputs, ingestCounts),
     scrapeToken: config.METRICS_SCRAPE_TOKEN,
   });

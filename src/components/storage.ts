@@ -63,6 +63,7 @@ export async function startStorage(
     maxInFlight: config.STORAGE_WORKERS * config.DB_CONNECTIONS_PER_WORKER,
     writeTimeoutMs: config.DB_QUERY_TIMEOUT_MS,
     eventDetail: () => metrics.actor.eventDetail(),
+    stamped: config.INGEST_STAGE_TIMINGS,
   });
   const { replays, pages } = startReadsPools(config, databaseUrl);
   stack.push('reads pools', () => Promise.all([replays.close(), pages.close()]));

@@ -3,6 +3,7 @@
  * its handler. Handlers see plain data and return a Reply; they never touch uWS.
  */
 import type { TSchema } from '@sinclair/typebox';
+import type { IngestStamps } from '../actors/ingest-stages.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { KeyScope } from '../domain/api-key.ts';
 import type { Reply, ReplyCounter } from './reply.ts';
@@ -34,6 +35,8 @@ export interface Request {
   readonly principal: Principal | null;
   /** The route answers gzip (Route.gzip) and the client's Accept-Encoding accepts it. */
   readonly acceptsGzip: boolean;
+  /** Its stage timings (a `stamped` route while INGEST_STAGE_TIMINGS is on); else undefined. */
+  readonly stamps: IngestStamps | undefined;
 }
 
 export interface RouteDoc {
@@ -65,6 +68,8 @@ export interface Route {
    * header (GET /metrics: METRICS_SCRAPE_TOKEN); true lets the request in without a principal.
    */
   readonly acceptsToken?: (authorization: string) => boolean;
+  /** INGEST_STAGE_TIMINGS times its requests' stages (POST /api/v1/events only). */
+  readonly stamped?: true;
   /** Counts every answer of the route by outcome (the ingest routes, for GET /metrics). */
   readonly answers?: ReplyCounter;
   readonly doc: RouteDoc;

@@ -20,6 +20,7 @@ import { UNAUTHENTICATED_ADMIN, type Principal } from '../auth/principal.ts';
 import type { KeyScope } from '../domain/api-key.ts';
 import { authorize, charge } from './authorize.ts';
 import type { OriginPolicy } from './origins.ts';
+import { arrivalStamps, type IngestStageTimings } from '../actors/ingest-stages.ts';
 
 /**
  * Deeper than any valid body (event metadata nests at most 32 levels, rule JSON 64): refused
@@ -37,6 +38,8 @@ export interface AdapterContext {
   /** The keys requests are checked against; null: authentication off (VIGIL_AUTH=off). */
   readonly keys: KeyStore | null;
   readonly origins: OriginPolicy;
+  /** INGEST_STAGE_TIMINGS: the stamped route's requests are timed stage by stage; null: off. */
+  readonly ingestStages: IngestStageTimings | null;
 }
 
 export interface RequestGate {
@@ -123,6 +126,8 @@ function serveWith(
 ): (res: uWS.HttpResponse, req: uWS.HttpRequest) => Promise<void> | undefined {
   return (res, req) => {
     const receivedAt = Date.now();
+    const stamps =
+      ctx.ingestStages !== null && route.stamped === true ? arrivalStamps() : undefined;
     const exchange = openExchange(res, req, route.answers);
     if (ctx.origins.any) {
       const origin = req.getHeader('origin');
@@ -155,6 +160,7 @@ function serveWith(
       principal,
       // Read only for routes that answer gzip: ingest never pays for the header.
       acceptsGzip: route.gzip === true && acceptsGzip(req.getHeader('accept-encoding')),
+      stamps,
     };
     if (route.body === 'none') {
       // A handler that answers from memory (GET /metrics) is written out before this returns;
@@ -298,6 +304,7 @@ async function withBody(
     return;
   }
   await deliver(exchange, handle(route, { ...head, body, rawBody }, ctx), ctx);
+  if (head.stamps !== undefined) ctx.ingestStages?.answered(head.stamps);
 }
 
 /** The route's decoded path parameters, or null once a 400 naming the bad one has been sent. */

@@ -8,6 +8,7 @@ import { backtestRoutes, type BacktestDeps } from './handlers/backtest.ts';
 import { contactPointRoutes, type ContactPointDeps } from './handlers/contact-points.ts';
 import { eventRoutes, type EventDeps } from './handlers/events.ts';
 import { evaluationStatsRoutes } from './handlers/evaluation-stats.ts';
+import { ingestStagesRoutes, type IngestStagesDeps } from './handlers/ingest-stages.ts';
 import { keyRoutes, type KeyDeps } from './handlers/keys.ts';
 import { metricsRoutes, type MetricsDeps } from './handlers/metrics.ts';
 import { prometheusRoutes, type PrometheusDeps } from './handlers/prometheus.ts';
@@ -29,7 +30,8 @@ export type RouteDeps = EventDeps &
   AlertDeps &
   BacktestDeps &
   SilenceDeps &
-  PrometheusDeps;
+  PrometheusDeps &
+  IngestStagesDeps;
 
 export function buildRoutes(deps: RouteDeps): Route[] {
   const routes: Route[] = [
@@ -46,6 +48,7 @@ export function buildRoutes(deps: RouteDeps): Route[] {
     ...keyRoutes(deps),
     ...contactPointRoutes(deps),
     ...prometheusRoutes(deps),
+    ...ingestStagesRoutes(deps),
   ];
   const openApi: Route = {
     method: 'GET',

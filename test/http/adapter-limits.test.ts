@@ -48,6 +48,7 @@ async function start(
   const app = buildApp(routes, {
     maxBodyBytes: 1024 * 1024,
     keys: null,
+    ingestStages: null,
     origins: originPolicy(''),
     log,
     gate: createRequestGate(),

@@ -4,6 +4,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { IngestBatcher } from '../../actors/ingest-batcher.ts';
+import type { IngestStamps } from '../../actors/ingest-stages.ts';
 import type { StoragePool } from '../../actors/storage-pool.ts';
 import { idOfEventId, eventIdOf } from '../../domain/event-id.ts';
 import { AppError, notFound, validationError } from '../../errors.ts';
@@ -83,8 +84,9 @@ async function store(
   deps: EventDeps,
   events: readonly NewEvent[],
   bytes: number,
+  stamps?: IngestStamps,
 ): Promise<readonly InsertOutcome[]> {
-  const result = await deps.batcher.submit(events, bytes);
+  const result = await deps.batcher.submit(events, bytes, stamps);
   if (!result.ok) throw failed(result.message);
   // After COMMIT (the batcher answers once its transaction is committed): a tail never shows an
   // event that a reader could not find.
@@ -113,7 +115,9 @@ async function ingestOne(deps: EventDeps, req: Request): Promise<Reply> {
   if (!checked.ok) throw validationError(checked.errors);
   const refused = sourceRefusal(req.principal, checked.event.source);
   if (refused !== null) throw new AppError('SOURCE_NOT_ALLOWED', refused, { source: refused });
-  const [outcome] = (await store(deps, [checked.event], req.rawBody.length)) as [InsertOutcome];
+  const [outcome] = (await store(deps, [checked.event], req.rawBody.length, req.stamps)) as [
+    InsertOutcome,
+  ];
   if (typeof outcome === 'object' && outcome.kind === 'key-reused') {
     const message = reusedMessage(checked.event, outcome);
     throw new AppError('IDEMPOTENCY_KEY_REUSED', message, { idempotencyKey: message });
@@ -216,6 +220,7 @@ export const eventRoutes = (deps: EventDeps): Route[] => [
     body: 'json',
     headers: [IDEMPOTENCY_HEADER],
     answers: deps.ingestCounts?.single,
+    stamped: true,
     doc: {
       summary:
         'Ingest one event; 202 once it is stored (group commit). A repeated idempotency key ' +

@@ -12,7 +12,7 @@ import type { ClusterHandlers } from './cluster.ts';
 import type { ContactPointHandlers } from './contact-points.ts';
 import type { EventReadHandlers } from './events.ts';
 import type { EventSearchHandlers } from '../event-search.ts';
-import type { IngestHandlers } from './ingest.ts';
+import type { IngestHandlers, InsertResult, StorageStamps } from './ingest.ts';
 import type { MaintenanceHandlers } from './maintenance.ts';
 import type { RuleHandlers } from './rules.ts';
 import type { SilenceHandlers } from './silences.ts';
@@ -25,9 +25,11 @@ export type {
   ContactPointHandlers,
   EventReadHandlers,
   IngestHandlers,
+  InsertResult,
   MaintenanceHandlers,
   RuleHandlers,
   SilenceHandlers,
+  StorageStamps,
 };
 
 /** Every operation of the storage pool. */
