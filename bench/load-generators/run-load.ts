@@ -37,6 +37,13 @@ export interface LoadOptions {
   readonly rounds: number;
   readonly durationSec: number;
   readonly warmupSec: number;
+  /**
+   * After a run that left requests unanswered, wait this long before the next: autocannon closes
+   * its sockets at the end of a run, but the server finishes what it had started (an event page
+   * holds its key's read slot until then), so the next run's connections would find those slots
+   * taken and measure 429s that no client of theirs caused. 0 (the default): no wait.
+   */
+  readonly settleMs?: number;
 }
 
 export interface RoundStats {
@@ -172,6 +179,11 @@ function runOnce(scenario: LoadScenario, durationSec: number): Promise<RunStats>
   });
 }
 
+const settle = async (unanswered: number, options: LoadOptions): Promise<void> => {
+  const ms = options.settleMs ?? 0;
+  if (unanswered > 0 && ms > 0) await new Promise((resolve) => setTimeout(resolve, ms));
+};
+
 export async function runLoad(scenario: LoadScenario, options: LoadOptions): Promise<LoadSummary> {
   let total2xx = 0;
   const counting: LoadScenario = {
@@ -186,6 +198,7 @@ export async function runLoad(scenario: LoadScenario, options: LoadOptions): Pro
   if (options.warmupSec > 0) {
     const warm = await runOnce(counting, options.warmupSec);
     totalUnanswered += warm.unanswered;
+    await settle(warm.unanswered, options);
     log(
       `${scenario.name}: warm-up ${options.warmupSec}s: ${Math.round(warm.reqPerSec)} req/s, ` +
         `non-2xx ${warm.non2xx}, errors ${warm.errors}`,
@@ -196,6 +209,7 @@ export async function runLoad(scenario: LoadScenario, options: LoadOptions): Pro
     const round = await runOnce(counting, options.durationSec);
     rounds.push(round);
     totalUnanswered += round.unanswered;
+    await settle(round.unanswered, options);
     log(
       `${scenario.name}: round ${i}/${options.rounds}: ${Math.round(round.reqPerSec)} req/s, ` +
         `p50 ${round.p50Ms.toFixed(2)} ms, p99 ${round.p99Ms.toFixed(2)} ms, ` +
