@@ -81,7 +81,7 @@ function adapterResponses(route: Route): Record<number, TSchema> {
 const mediaTypesOf = (doc: Route['doc'], status: number): readonly string[] =>
   status >= 400 ? ['application/json'] : [doc.mediaType ?? 'application/json'].flat();
 
-function operation(route: Route): Record<string, unknown> {
+function operation(route: Route, operationId: string): Record<string, unknown> {
   const { doc } = route;
   const isPublic = route.scope === 'public';
   const pathParams = [...route.path.matchAll(/:(\w+)/g)].map((m) => ({
@@ -118,7 +118,7 @@ function operation(route: Route): Record<string, unknown> {
     ]),
   );
   return {
-    operationId: operationIdOf(route),
+    operationId,
     tags: [tagOf(route.path)],
     summary: doc.summary,
     // Scope names in the requirement list are what OpenAPI 3.1 allows for any scheme type.
@@ -142,10 +142,11 @@ export function openApiDocument(routes: readonly Route[]): Record<string, unknow
   const ids = new Set<string>();
   for (const route of routes) {
     const entry = (operations[openApiPath(route.path)] ??= {});
-    const op = operation(route);
-    if (ids.has(op.operationId as string)) throw new Error(`operationId ${op.operationId} twice`);
-    ids.add(op.operationId as string);
-    entry[route.method.toLowerCase()] = op;
+    const id = operationIdOf(route);
+    // Generated clients name their methods by it: two alike would collide there.
+    if (ids.has(id)) throw new Error(`operationId ${id} twice`);
+    ids.add(id);
+    entry[route.method.toLowerCase()] = operation(route, id);
   }
   const schemas: Record<string, unknown> = {};
   const paths = withComponents(operations, schemas);

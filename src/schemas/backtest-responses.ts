@@ -116,7 +116,8 @@ export const BacktestResultSchema = describes<BacktestResult>()(
       truncatedReason: nullable(Type.String()),
       firingAtEnd: Type.Boolean(),
       transitions: Type.Array(TransitionSchema, {
-        description: 'FIRING / RESOLVED as the evaluator would have decided them, with their values',
+        description:
+          'FIRING / RESOLVED as the evaluator would have decided them, with their values',
       }),
       notifications: Type.Array(NotificationSchema, {
         description: 'FIRING / RESOLVED / DIGEST notifications, sent or why not',

@@ -69,9 +69,7 @@ const RestoredFromSchema = describes<RestoredFrom>()(
     replayedEvents: Count,
     restoredAt: Instant,
     restoreMs: Type.Number(),
-    rebuilt: Type.Optional(
-      Type.Object({ reason: Type.String(), rebuiltMinutes: Type.Integer() }),
-    ),
+    rebuilt: Type.Optional(Type.Object({ reason: Type.String(), rebuiltMinutes: Type.Integer() })),
   }),
 );
 

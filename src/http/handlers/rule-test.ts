@@ -104,7 +104,12 @@ export const ruleTestRoutes = (deps: RuleTestDeps): Route[] => [
     doc: {
       summary: 'Test an unsaved rule against the live metrics (a bad config is 200 success:false)',
       body: RuleTestBody,
-      responses: { 200: RuleTestResultSchema, 400: ErrorSchema, 429: ErrorSchema, 503: ErrorSchema },
+      responses: {
+        200: RuleTestResultSchema,
+        400: ErrorSchema,
+        429: ErrorSchema,
+        503: ErrorSchema,
+      },
     },
     handle: (req) => testUnsaved(deps, req),
   },
