@@ -1,7 +1,8 @@
 /**
- * @module Serving the dashboard from uWS (front thread): GET and HEAD of `/` and `/assets/*` from
- * memory, synchronously: the encoding the client accepts (br, then gzip, else none), 304 for a
- * matching If-None-Match. Assets are public (the page holds no data); the data needs a key.
+ * @module Serving the dashboard from uWS (front thread): GET and HEAD of `/`, `/assets/*` and the API
+ * reference page from memory, synchronously (the reference's bundle once encoded at its first
+ * request): the encoding the client accepts (br, then gzip, else none), 304 for a matching
+ * If-None-Match. Assets are public (the pages hold no data); the data needs a key.
  */
 import type uWS from 'uWebSockets.js';
 import { notFound } from '../errors.ts';
