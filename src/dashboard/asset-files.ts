@@ -19,7 +19,7 @@ export const PAGE_BUILD_DIR = path.join(ROOT, 'dist', 'dashboard');
  * The node_modules that holds the vendor packages, found as Node resolves a package from this
  * file (a build elsewhere, such as a test's scratch directory, still finds the installed ones).
  */
-const MODULES =
+export const MODULES =
   (createRequire(import.meta.url).resolve.paths('preact') ?? []).find((dir) =>
     existsSync(path.join(dir, 'preact')),
   ) ?? path.join(ROOT, 'node_modules');

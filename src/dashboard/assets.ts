@@ -6,10 +6,12 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import { pageFiles, VENDOR_FILES, type AssetFile } from './asset-files.ts';
+import { apiReference } from './api-reference.ts';
 import { indexPage } from './index-page.ts';
 
 export interface Encoded {
@@ -30,6 +32,8 @@ export interface Asset {
 export interface Dashboard {
   /** URL path (`/`, `/assets/<version>/app/main.js`) -> asset. */
   readonly assets: ReadonlyMap<string, Asset>;
+  /** URL path -> an asset too large to encode at every start: encoded at its first request. */
+  readonly lazy: ReadonlyMap<string, () => Promise<Asset>>;
   /** Whether the page's own modules were found (`npm run build` makes them). */
   readonly built: boolean;
 }
@@ -64,13 +68,14 @@ export async function encodeAsset(
   type: string,
   cacheControl: string,
   headers: Readonly<Record<string, string>> = {},
+  brotliQuality: number = constants.BROTLI_MAX_QUALITY,
 ): Promise<Asset> {
   const hash = hashOf(body);
   const [gzipped, brotli] = await Promise.all([
     gzipAsync(body, { level: 9 }),
     brotliAsync(body, {
       params: {
-        [constants.BROTLI_PARAM_QUALITY]: 11,
+        [constants.BROTLI_PARAM_QUALITY]: brotliQuality,
         [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
       },
     }),
@@ -121,5 +126,40 @@ export async function loadDashboard(pageDir?: string): Promise<Dashboard> {
     '/',
     await encodeAsset(Buffer.from(index.html), TYPES['.html'] as string, 'no-cache', index.headers),
   );
-  return { assets, built };
+  const reference = apiReference();
+  assets.set(
+    reference.pagePath,
+    await encodeAsset(
+      Buffer.from(reference.html),
+      TYPES['.html'] as string,
+      'no-cache',
+      reference.headers,
+    ),
+  );
+  return {
+    assets,
+    lazy: new Map([[reference.bundlePath, once(() => encodeBundle(reference.bundleFile))]]),
+    built,
+  };
+}
+
+/** The first call's promise, for every call; a failed one is tried again at the next. */
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined;
+  return () => {
+    made ??= make().catch((error: unknown) => {
+      made = undefined;
+      throw error;
+    });
+    return made;
+  };
+}
+
+/**
+ * A few MB: read at its first request, not at every start, and with brotli's quality 5 (half a
+ * second of a libuv thread) rather than 11 (ten seconds).
+ */
+async function encodeBundle(file: string): Promise<Asset> {
+  const body = Buffer.from(withoutSourceMap(await readFile(file, 'utf8')));
+  return encodeAsset(body, TYPES['.js'] as string, IMMUTABLE, {}, 5);
 }

@@ -1,7 +1,8 @@
 /**
- * @module Serving the dashboard from uWS (front thread): GET and HEAD of `/` and `/assets/*` from
- * memory, synchronously: the encoding the client accepts (br, then gzip, else none), 304 for a
- * matching If-None-Match. Assets are public (the page holds no data); the data needs a key.
+ * @module Serving the dashboard from uWS (front thread): GET and HEAD of `/`, `/assets/*` and the API
+ * reference page from memory, synchronously (the reference's bundle once encoded at its first
+ * request): the encoding the client accepts (br, then gzip, else none), 304 for a matching
+ * If-None-Match. Assets are public (the pages hold no data); the data needs a key.
  */
 import type uWS from 'uWebSockets.js';
 import { notFound } from '../errors.ts';
@@ -9,6 +10,7 @@ import type { Logger } from '../log.ts';
 import { accepts } from '../http/accept-encoding.ts';
 import { errorReply } from '../http/error-response.ts';
 import { send } from '../http/reply.ts';
+import { API_REFERENCE_PATH } from './api-reference.ts';
 import type { Asset, Dashboard, Encoded } from './assets.ts';
 
 interface Chosen {
@@ -32,12 +34,23 @@ function matches(ifNoneMatch: string, asset: Asset): boolean {
     .some((tag) => tag === '*' || tags.has(tag));
 }
 
-function answer(res: uWS.HttpResponse, req: uWS.HttpRequest, asset: Asset): void {
-  const head = req.getMethod() === 'head';
-  const notModified = matches(req.getHeader('if-none-match'), asset);
-  const { encoded, coding } = choose(asset, req.getHeader('accept-encoding'));
-  // uWS needs an abort handler when a synchronous handler ends without a body.
-  if (head || notModified) res.onAborted(() => undefined);
+/** What an answer depends on, read before uWS's request is gone (a lazy asset awaits). */
+interface Asked {
+  readonly head: boolean;
+  readonly ifNoneMatch: string;
+  readonly acceptEncoding: string;
+}
+
+const asked = (req: uWS.HttpRequest): Asked => ({
+  head: req.getMethod() === 'head',
+  ifNoneMatch: req.getHeader('if-none-match'),
+  acceptEncoding: req.getHeader('accept-encoding'),
+});
+
+function answer(res: uWS.HttpResponse, request: Asked, asset: Asset): void {
+  const { head } = request;
+  const notModified = matches(request.ifNoneMatch, asset);
+  const { encoded, coding } = choose(asset, request.acceptEncoding);
   res.cork(() => {
     res.writeStatus(notModified ? '304 Not Modified' : '200 OK');
     res.writeHeader('ETag', encoded.etag);
@@ -57,19 +70,46 @@ function answer(res: uWS.HttpResponse, req: uWS.HttpRequest, asset: Asset): void
   });
 }
 
-/** Registers `/` and `/assets/*`; other paths keep the API's JSON 404. */
+/** An asset encoded at its first request: the answer waits for it, unless the client leaves. */
+function answerLater(
+  res: uWS.HttpResponse,
+  request: Asked,
+  load: () => Promise<Asset>,
+  log: Logger,
+): void {
+  const exchange = { res, head: request.head, aborted: false, answered: false };
+  res.onAborted(() => {
+    exchange.aborted = true;
+  });
+  load().then(
+    (asset) => {
+      if (!exchange.aborted) answer(res, request, asset);
+    },
+    (error: unknown) => send(exchange, errorReply(error, log)),
+  );
+}
+
+/** Registers `/`, `/assets/*` and the API reference page; other paths keep the API's JSON 404. */
 export function serveDashboard(app: uWS.TemplatedApp, dashboard: Dashboard, log: Logger): void {
   const handler = (res: uWS.HttpResponse, req: uWS.HttpRequest): void => {
     const url = req.getUrl();
     const asset = dashboard.assets.get(url);
     if (asset !== undefined) {
-      answer(res, req, asset);
+      const request = asked(req);
+      // uWS needs an abort handler when a synchronous handler ends without a body.
+      if (request.head || matches(request.ifNoneMatch, asset)) res.onAborted(() => undefined);
+      answer(res, request, asset);
+      return;
+    }
+    const lazy = dashboard.lazy.get(url);
+    if (lazy !== undefined) {
+      answerLater(res, asked(req), lazy, log);
       return;
     }
     const exchange = { res, head: req.getMethod() === 'head', aborted: false, answered: false };
     send(exchange, errorReply(notFound(`No dashboard asset ${url}`), log));
   };
-  for (const path of ['/', '/assets/*']) {
+  for (const path of ['/', '/assets/*', API_REFERENCE_PATH]) {
     app.get(path, handler);
     app.head(path, handler);
   }

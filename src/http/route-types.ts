@@ -41,6 +41,8 @@ export interface Request {
 
 export interface RouteDoc {
   readonly summary: string;
+  /** The OpenAPI operationId; absent: made from the method and path (openapi.ts). */
+  readonly operationId?: string;
   readonly body?: TSchema;
   readonly query?: TSchema;
   /** Status -> response schema (or a description when there is no body). */

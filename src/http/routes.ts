@@ -3,6 +3,7 @@
  * the OpenAPI document generated from it.
  */
 import { Type } from '@sinclair/typebox';
+import { stringify } from 'yaml';
 import { alertRoutes, type AlertDeps } from './handlers/alerts.ts';
 import { backtestRoutes, type BacktestDeps } from './handlers/backtest.ts';
 import { contactPointRoutes, type ContactPointDeps } from './handlers/contact-points.ts';
@@ -19,6 +20,9 @@ import { silenceRoutes, type SilenceDeps } from './handlers/silences.ts';
 import { systemRoutes, type SystemDeps } from './handlers/system.ts';
 import { openApiDocument } from './openapi.ts';
 import type { Route } from './route-types.ts';
+
+/** RFC 9512's media type for YAML. */
+const YAML_TYPE = 'application/yaml';
 
 export type RouteDeps = EventDeps &
   SystemDeps &
@@ -50,18 +54,36 @@ export function buildRoutes(deps: RouteDeps): Route[] {
     ...prometheusRoutes(deps),
     ...ingestStagesRoutes(deps),
   ];
-  const openApi: Route = {
-    method: 'GET',
-    path: '/api/v1/openapi.json',
-    scope: 'public',
-    body: 'none',
-    doc: {
-      summary: 'This OpenAPI 3.1 document',
-      responses: { 200: Type.Object({ openapi: Type.String() }) },
+  const documentSchema = Type.Object(
+    { openapi: Type.String() },
+    { description: 'An OpenAPI 3.1 document (https://spec.openapis.org/oas/v3.1.0)' },
+  );
+  routes.push(
+    {
+      method: 'GET',
+      path: '/api/v1/openapi.json',
+      scope: 'public',
+      body: 'none',
+      doc: { summary: 'This OpenAPI 3.1 document', responses: { 200: documentSchema } },
+      handle: () => ({ status: 200, json }),
     },
-    handle: () => ({ status: 200, body: document }),
-  };
-  routes.push(openApi);
+    {
+      method: 'GET',
+      path: '/api/v1/openapi.yaml',
+      scope: 'public',
+      body: 'none',
+      doc: {
+        summary: 'This OpenAPI 3.1 document as YAML',
+        mediaType: YAML_TYPE,
+        responses: { 200: documentSchema },
+      },
+      handle: () => ({ status: 200, text: { contentType: YAML_TYPE, body: yaml } }),
+    },
+  );
+  // Serialised once: the routes never change while the service runs.
   const document = openApiDocument(routes);
+  const json = JSON.stringify(document);
+  // No anchors: tools that read the YAML should see the same tree the JSON has.
+  const yaml = stringify(document, { aliasDuplicateObjects: false, lineWidth: 0 });
   return routes;
 }

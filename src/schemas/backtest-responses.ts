@@ -1,15 +1,19 @@
 /**
- * @module Response schema of the backtest's chart: documents its series in OpenAPI, tied at compile
- * time to their one declaration in src/domain/rules/backtest/backtest-result.ts.
+ * @module Response schema of the backtest: documents its answer in OpenAPI, tied at compile time to
+ * its one declaration in src/domain/rules/backtest/backtest-result.ts.
  */
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import type {
+  BacktestCounts,
+  BacktestNotification,
+  BacktestResult,
+  BacktestTransition,
   BandChartSeries,
   ThresholdChartSeries,
 } from '../domain/rules/backtest/backtest-result.ts';
 import { DIRECTIONS } from '../domain/rules/kinds/anomaly/anomaly-config.ts';
 import { OPERATOR_NAMES } from '../domain/rules/rule-types.ts';
-import { literals } from './alert-responses.ts';
+import { ExplanationSchema, literals } from './alert-responses.ts';
 import { describes } from './describes.ts';
 
 /** By point of `times`; null where there is no value. */
@@ -57,4 +61,70 @@ export const BacktestChartSchema = Type.Object(
     description:
       'Each compared metric per step with its threshold, or an ANOMALY rule with its band; PATTERN: no series',
   },
+);
+
+const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+const Instant = Type.String({ format: 'date-time' });
+const Count = Type.Integer({ minimum: 0 });
+
+const TransitionSchema = describes<BacktestTransition>()(
+  Type.Object({
+    transition: literals(['FIRING', 'RESOLVED'] as const),
+    at: Instant,
+    values: nullable(Type.Record(Type.String(), Type.Number())),
+    matchedConditions: Type.Array(Type.String()),
+    explanation: nullable(ExplanationSchema),
+    explanationText: nullable(Type.String()),
+    heldByBudget: Type.Boolean(),
+    silenceId: nullable(Type.Integer()),
+  }),
+);
+
+const NotificationSchema = describes<BacktestNotification>()(
+  Type.Object({
+    transition: literals(['FIRING', 'RESOLVED', 'DIGEST'] as const),
+    at: Instant,
+    sent: Type.Boolean(),
+    notSentReason: nullable(literals(['silenced', 'held-by-budget', 'no-channels'] as const)),
+    channels: Type.Array(Type.String()),
+    silenceId: nullable(Type.Integer()),
+    heldBack: Type.Optional(Count),
+  }),
+);
+
+const CountsSchema = describes<BacktestCounts>()(
+  Type.Object({
+    events: Count,
+    ticks: Count,
+    firing: Count,
+    resolved: Count,
+    notificationsSent: Count,
+    silenced: Count,
+    heldByBudget: Count,
+    digests: Count,
+  }),
+);
+
+export const BacktestResultSchema = describes<BacktestResult>()(
+  Type.Object(
+    {
+      from: Instant,
+      to: Instant,
+      evaluatedUntil: nullable(Instant),
+      evaluationMs: Type.Integer(),
+      truncated: Type.Boolean(),
+      truncatedReason: nullable(Type.String()),
+      firingAtEnd: Type.Boolean(),
+      transitions: Type.Array(TransitionSchema, {
+        description:
+          'FIRING / RESOLVED as the evaluator would have decided them, with their values',
+      }),
+      notifications: Type.Array(NotificationSchema, {
+        description: 'FIRING / RESOLVED / DIGEST notifications, sent or why not',
+      }),
+      counts: CountsSchema,
+      chart: BacktestChartSchema,
+    },
+    { description: 'What the rule would have done over the range (docs/backtest.md)' },
+  ),
 );

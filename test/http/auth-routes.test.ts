@@ -23,7 +23,12 @@ const operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
     op,
   })),
 );
-const PUBLIC = ['/api/v1/events/health', '/api/v1/events/test', '/api/v1/openapi.json'];
+const PUBLIC = [
+  '/api/v1/events/health',
+  '/api/v1/events/test',
+  '/api/v1/openapi.json',
+  '/api/v1/openapi.yaml',
+];
 
 /** A request with no key at all (the test helper adds the admin key unless told otherwise). */
 const anonymous = (method: string, path: string) =>

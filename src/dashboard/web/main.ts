@@ -95,6 +95,13 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void
       <strong class="brand">Vigil</strong>
       <nav aria-label="Views">
         ${VIEWS.map((v) => html`<a href=${`#/${v}`} aria-current=${v === view ? 'page' : undefined}>${v[0]?.toUpperCase()}${v.slice(1)}</a>`)}
+        <a
+          href="/api/v1/docs"
+          target="_blank"
+          rel="noopener"
+          title="The HTTP API's reference (OpenAPI)"
+          >API</a
+        >
       </nav>
       ${connected === null ? '' : html`<${FiringBadge} session=${session} live=${connected.live} />`}
       <span class=${`live live-${status}`} data-live=${status} role="status">${status}</span>

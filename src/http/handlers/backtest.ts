@@ -4,14 +4,13 @@
  * thread of its own (actors/backtest-runner.ts). `read` scope; bounded per key and in all
  * (BACKTEST_MAX_*, with a slot kept for admin keys).
  */
-import { Type } from '@sinclair/typebox';
 import type { BacktestRunner } from '../../actors/backtest-runner.ts';
 import type { StoragePool } from '../../actors/storage-pool.ts';
 import type { MetricsLimits } from '../../domain/metrics/metrics-limits.ts';
 import { NO_ALERT_HISTORY, type ActiveRule, type RuleFields } from '../../domain/rules/rule.ts';
 import { validationError } from '../../errors.ts';
 import { BacktestBody, checkBacktestBody } from '../../schemas/backtest.ts';
-import { BacktestChartSchema } from '../../schemas/backtest-responses.ts';
+import { BacktestResultSchema } from '../../schemas/backtest-responses.ts';
 import { ErrorSchema } from '../../schemas/event-responses.ts';
 import { inSlot, type ReadSlots } from '../read-slots.ts';
 import type { Reply } from '../reply.ts';
@@ -75,27 +74,6 @@ async function backtest(deps: BacktestDeps, req: Request): Promise<Reply> {
   return { status: 200, body: result };
 }
 
-const Result = Type.Object(
-  {
-    from: Type.String(),
-    to: Type.String(),
-    evaluatedUntil: Type.Union([Type.String(), Type.Null()]),
-    evaluationMs: Type.Integer(),
-    truncated: Type.Boolean(),
-    truncatedReason: Type.Union([Type.String(), Type.Null()]),
-    firingAtEnd: Type.Boolean(),
-    transitions: Type.Array(Type.Object({}, { additionalProperties: true }), {
-      description: 'FIRING / RESOLVED as the evaluator would have decided them, with their values',
-    }),
-    notifications: Type.Array(Type.Object({}, { additionalProperties: true }), {
-      description: 'FIRING / RESOLVED / DIGEST notifications, sent or why not',
-    }),
-    counts: Type.Object({}, { additionalProperties: true }),
-    chart: BacktestChartSchema,
-  },
-  { description: 'What the rule would have done over the range (docs/backtest.md)' },
-);
-
 export const backtestRoutes = (deps: BacktestDeps): Route[] => [
   {
     method: 'POST',
@@ -107,7 +85,7 @@ export const backtestRoutes = (deps: BacktestDeps): Route[] => [
         'Replay a rule over up to 7 days of stored events through the live evaluator: transitions, notifications, counts, chart',
       body: BacktestBody,
       responses: {
-        200: Result,
+        200: BacktestResultSchema,
         400: ErrorSchema,
         404: ErrorSchema,
         429: ErrorSchema,

@@ -9,6 +9,7 @@ import { MAX_HISTORY_MINUTES } from '../../domain/metrics/snapshot/history.ts';
 import { AppError, validationError } from '../../errors.ts';
 import type { DbFailure, Result } from '../../protocol/storage/index.ts';
 import { ErrorSchema } from '../../schemas/event-responses.ts';
+import { MetricsSnapshotSchema } from '../../schemas/metrics-snapshot.ts';
 import type { Request, Route } from '../route-types.ts';
 import { POSITIVE_INT } from './rules.ts';
 
@@ -56,7 +57,7 @@ export const metricsRoutes = (deps: MetricsDeps): Route[] => [
     gzip: true,
     doc: {
       summary: 'The real-time metrics snapshot (spec 2.10), from memory',
-      responses: { 200: Type.Object({}, { additionalProperties: true, description: 'spec 2.10' }) },
+      responses: { 200: MetricsSnapshotSchema },
     },
     // Gzip only when asked for; Vary on both answers keeps shared caches from mixing them up.
     handle: ({ acceptsGzip }) =>

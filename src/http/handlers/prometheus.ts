@@ -22,6 +22,7 @@ export const prometheusRoutes = (deps: PrometheusDeps): Route[] => [
     body: 'none',
     acceptsToken: scrapeTokenCheck(deps.scrapeToken),
     doc: {
+      operationId: 'getPrometheusMetrics',
       summary:
         "Vigil's own metrics for Prometheus (text format 0.0.4); a `read` key or " +
         '`Authorization: Bearer <METRICS_SCRAPE_TOKEN>`',

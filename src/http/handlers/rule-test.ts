@@ -23,7 +23,7 @@ import type { ReadSlots } from '../read-slots.ts';
 import type { Reply } from '../reply.ts';
 import type { Request, Route } from '../route-types.ts';
 import { loadRule, ruleIdOf } from './rules.ts';
-import { Type } from '@sinclair/typebox';
+import { RuleTestResultSchema } from '../../schemas/rule-test-responses.ts';
 
 export interface RuleTestDeps {
   readonly pool: StoragePool;
@@ -95,11 +95,6 @@ async function testStored(deps: RuleTestDeps, req: Request): Promise<Reply> {
   return tested(deps, await loadRule(deps.pool, ruleIdOf(req)), req.principal);
 }
 
-const Result = Type.Object(
-  {},
-  { additionalProperties: true, description: 'Rule test result (spec 2.9)' },
-);
-
 export const ruleTestRoutes = (deps: RuleTestDeps): Route[] => [
   {
     method: 'POST',
@@ -109,7 +104,12 @@ export const ruleTestRoutes = (deps: RuleTestDeps): Route[] => [
     doc: {
       summary: 'Test an unsaved rule against the live metrics (a bad config is 200 success:false)',
       body: RuleTestBody,
-      responses: { 200: Result, 400: ErrorSchema, 429: ErrorSchema, 503: ErrorSchema },
+      responses: {
+        200: RuleTestResultSchema,
+        400: ErrorSchema,
+        429: ErrorSchema,
+        503: ErrorSchema,
+      },
     },
     handle: (req) => testUnsaved(deps, req),
   },
@@ -121,7 +121,7 @@ export const ruleTestRoutes = (deps: RuleTestDeps): Route[] => [
     doc: {
       summary: 'Test a stored rule; the rule is not modified',
       responses: {
-        200: Result,
+        200: RuleTestResultSchema,
         400: ErrorSchema,
         404: ErrorSchema,
         429: ErrorSchema,
