@@ -8,7 +8,8 @@ import { notFound } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { accepts } from '../http/accept-encoding.ts';
 import { errorReply } from '../http/error-response.ts';
-import { send } from '../http/reply.ts';
+import type { OriginPolicy } from '../http/origins.ts';
+import { send, type Exchange } from '../http/reply.ts';
 import type { Asset, Dashboard, Encoded } from './assets.ts';
 
 interface Chosen {
@@ -57,8 +58,16 @@ function answer(res: uWS.HttpResponse, req: uWS.HttpRequest, asset: Asset): void
   });
 }
 
-/** Registers `/` and `/assets/*`; other paths keep the API's JSON 404. */
-export function serveDashboard(app: uWS.TemplatedApp, dashboard: Dashboard, log: Logger): void {
+/**
+ * Registers `/` and `/assets/*`; other paths keep the API's JSON 404, which a listed origin may
+ * read (CORS), as every 404 of the server.
+ */
+export function serveDashboard(
+  app: uWS.TemplatedApp,
+  dashboard: Dashboard,
+  log: Logger,
+  origins: OriginPolicy,
+): void {
   const handler = (res: uWS.HttpResponse, req: uWS.HttpRequest): void => {
     const url = req.getUrl();
     const asset = dashboard.assets.get(url);
@@ -66,7 +75,14 @@ export function serveDashboard(app: uWS.TemplatedApp, dashboard: Dashboard, log:
       answer(res, req, asset);
       return;
     }
-    const exchange = { res, head: req.getMethod() === 'head', aborted: false, answered: false };
+    const exchange: Exchange = {
+      res,
+      head: req.getMethod() === 'head',
+      aborted: false,
+      answered: false,
+    };
+    const origin = origins.any ? req.getHeader('origin') : '';
+    if (origin !== '' && origins.listed(origin)) exchange.corsOrigin = origin;
     send(exchange, errorReply(notFound(`No dashboard asset ${url}`), log));
   };
   for (const path of ['/', '/assets/*']) {
