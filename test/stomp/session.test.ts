@@ -191,18 +191,25 @@ void t.test('STOMP 1.0: subscription id defaults to the destination', (t) => {
   t.end();
 });
 
-void t.test('SEND to /app/** as Spring: /app/subscribe asks for the snapshot, others ignored', (t) => {
-  const s = connected();
-  t.same(send(s, 'SEND\ndestination:/app/subscribe\n\n\0'), ['snapshot']);
-  t.match(send(s, 'SEND\ndestination:/app/subscribe\nreceipt:r1\n\n{}\0'), [
-    'snapshot',
-    { command: 'RECEIPT', headers: { 'receipt-id': 'r1' } },
-  ]);
-  t.same(send(s, 'SEND\ndestination:/app/other\n\nhello\0'), [], 'an unmapped /app/ SEND is dropped');
-  t.same(send(s, 'SEND\ndestination:/app/subscribe/x\n\n\0'), []);
-  t.equal(s.state, 'connected', 'the session stays open');
-  t.end();
-});
+void t.test(
+  'SEND to /app/** as Spring: /app/subscribe asks for the snapshot, others ignored',
+  (t) => {
+    const s = connected();
+    t.same(send(s, 'SEND\ndestination:/app/subscribe\n\n\0'), ['snapshot']);
+    t.match(send(s, 'SEND\ndestination:/app/subscribe\nreceipt:r1\n\n{}\0'), [
+      'snapshot',
+      { command: 'RECEIPT', headers: { 'receipt-id': 'r1' } },
+    ]);
+    t.same(
+      send(s, 'SEND\ndestination:/app/other\n\nhello\0'),
+      [],
+      'an unmapped /app/ SEND is dropped',
+    );
+    t.same(send(s, 'SEND\ndestination:/app/subscribe/x\n\n\0'), []);
+    t.equal(s.state, 'connected', 'the session stays open');
+    t.end();
+  },
+);
 
 const errorCases: Array<[string, string, RegExp]> = [
   ['missing destination', 'SUBSCRIBE\nid:1\n\n\0', /missing destination/],
