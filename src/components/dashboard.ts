@@ -4,6 +4,7 @@
  */
 import { loadDashboard, type Dashboard } from '../dashboard/assets.ts';
 import { serveDashboard } from '../dashboard/serve.ts';
+import type { OriginPolicy } from '../http/origins.ts';
 import type { Logger } from '../log.ts';
 
 export function startDashboardLoad(): Promise<Dashboard> {
@@ -16,8 +17,9 @@ export async function serveDashboardPart(
   app: Parameters<typeof serveDashboard>[0],
   load: Promise<Dashboard>,
   log: Logger,
+  origins: OriginPolicy,
 ): Promise<void> {
   const dashboard = await load;
   if (!dashboard.built) log.warn('the dashboard is not built (npm run build): / explains');
-  serveDashboard(app, dashboard, log);
+  serveDashboard(app, dashboard, log, origins);
 }

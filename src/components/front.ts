@@ -65,7 +65,7 @@ export async function startFront(inputs: FrontInputs, stack: StopStack): Promise
       origins,
     });
     inputs.timings.skip();
-    await serveDashboardPart(app, inputs.dashboardLoad, log);
+    await serveDashboardPart(app, inputs.dashboardLoad, log, origins);
     inputs.timings.lap('assets');
     const keys = inputs.auth.store;
     const stomp = attachStomp(app, {

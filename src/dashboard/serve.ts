@@ -9,7 +9,8 @@ import { notFound } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { accepts } from '../http/accept-encoding.ts';
 import { errorReply } from '../http/error-response.ts';
-import { send } from '../http/reply.ts';
+import type { OriginPolicy } from '../http/origins.ts';
+import { send, type Exchange } from '../http/reply.ts';
 import { API_REFERENCE_PATH } from './api-reference.ts';
 import type { Asset, Dashboard, Encoded } from './assets.ts';
 
@@ -89,8 +90,16 @@ function answerLater(
   );
 }
 
-/** Registers `/`, `/assets/*` and the API reference page; other paths keep the API's JSON 404. */
-export function serveDashboard(app: uWS.TemplatedApp, dashboard: Dashboard, log: Logger): void {
+/**
+ * Registers `/`, `/assets/*` and the API reference page; other paths keep the API's JSON 404, which
+ * a listed origin may read (CORS), as every 404 of the server.
+ */
+export function serveDashboard(
+  app: uWS.TemplatedApp,
+  dashboard: Dashboard,
+  log: Logger,
+  origins: OriginPolicy,
+): void {
   const handler = (res: uWS.HttpResponse, req: uWS.HttpRequest): void => {
     const url = req.getUrl();
     const asset = dashboard.assets.get(url);
@@ -106,7 +115,14 @@ export function serveDashboard(app: uWS.TemplatedApp, dashboard: Dashboard, log:
       answerLater(res, asked(req), lazy, log);
       return;
     }
-    const exchange = { res, head: req.getMethod() === 'head', aborted: false, answered: false };
+    const exchange: Exchange = {
+      res,
+      head: req.getMethod() === 'head',
+      aborted: false,
+      answered: false,
+    };
+    const origin = origins.any ? req.getHeader('origin') : '';
+    if (origin !== '' && origins.listed(origin)) exchange.corsOrigin = origin;
     send(exchange, errorReply(notFound(`No dashboard asset ${url}`), log));
   };
   for (const path of ['/', '/assets/*', API_REFERENCE_PATH]) {

@@ -4,7 +4,6 @@
  */
 import type uWS from 'uWebSockets.js';
 import { AppError } from '../errors.ts';
-import type { Logger } from '../log.ts';
 import { errorReply } from './error-response.ts';
 import { adapt, type AdapterContext } from './route.ts';
 import { send, type Exchange } from './reply.ts';
@@ -42,11 +41,15 @@ const OTHER_METHODS: readonly [
   ['PATCH', (app) => app.patch.bind(app)],
 ];
 
+/**
+ * An error answered by the server itself (404, 405, a refused preflight). A listed origin may read
+ * it: without CORS headers a browser reports a CORS failure instead of the status.
+ */
 function answerNow(
   res: uWS.HttpResponse,
   req: uWS.HttpRequest,
   error: AppError,
-  log: Logger,
+  ctx: AdapterContext,
 ): void {
   const exchange: Exchange = {
     res,
@@ -54,7 +57,9 @@ function answerNow(
     aborted: false,
     answered: false,
   };
-  send(exchange, errorReply(error, log));
+  const origin = ctx.origins.any ? req.getHeader('origin') : '';
+  if (origin !== '' && ctx.origins.listed(origin)) exchange.corsOrigin = origin;
+  send(exchange, errorReply(error, ctx.log));
 }
 
 /**
@@ -83,7 +88,7 @@ function corsPreflight(ctx: AdapterContext): Handler {
         res,
         req,
         new AppError('FORBIDDEN', `Origin ${origin} is not allowed (VIGIL_ALLOWED_ORIGINS)`),
-        ctx.log,
+        ctx,
       );
     }
   };
@@ -114,7 +119,7 @@ export function buildApp(routes: readonly Route[], ctx: AdapterContext): uWS.Tem
           undefined,
           { Allow: allow },
         ),
-        ctx.log,
+        ctx,
       );
     };
     // Each common method too, not only ANY: from uWS 20.5x a method's own route beats ANY on a
@@ -133,7 +138,7 @@ export function buildApp(routes: readonly Route[], ctx: AdapterContext): uWS.Tem
       res,
       req,
       new AppError('NOT_FOUND', `No route for ${req.getCaseSensitiveMethod()} ${req.getUrl()}`),
-      ctx.log,
+      ctx,
     );
   });
   return app;

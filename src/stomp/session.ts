@@ -10,6 +10,9 @@ export const DESTINATIONS = ['/topic/metrics', '/topic/alerts', '/topic/events']
 /** The live tail (issue 34): each stored event that passes the subscription's `filter` header. */
 export const EVENTS_DESTINATION = '/topic/events';
 export type Destination = (typeof DESTINATIONS)[number];
+/** Application destinations (Spring's `/app` prefix): a SEND there is not an ERROR. */
+const APP_PREFIX = '/app/';
+const APP_SUBSCRIBE = '/app/subscribe';
 
 export type StompVersion = '1.0' | '1.1' | '1.2';
 const VERSIONS_DESCENDING: readonly StompVersion[] = ['1.2', '1.1', '1.0'];
@@ -59,6 +62,8 @@ export type SessionAction =
       readonly filter: EventFilter | null;
     }
   | { readonly type: 'unsubscribe'; readonly id: string; readonly destination: Destination }
+  /** SEND to /app/subscribe: the current metrics to this session's /topic/metrics subscriptions. */
+  | { readonly type: 'snapshot' }
   | { readonly type: 'close'; readonly code: number; readonly reason: string };
 
 export interface SessionConfig {
@@ -249,13 +254,7 @@ export class StompSession {
         this.receipt(frame, actions, now);
         return;
       case 'SEND':
-        this.error(
-          actions,
-          now,
-          'destination is read-only',
-          `SEND is not accepted: ${DESTINATIONS.join(' and ')} are read-only`,
-          frame,
-        );
+        this.handleSend(frame, actions, now);
         return;
       case 'BEGIN':
       case 'COMMIT':
@@ -415,6 +414,27 @@ export class StompSession {
       this.subscriptions.delete(id);
       actions.push({ type: 'unsubscribe', id, destination });
     }
+    this.receipt(frame, actions, now);
+  }
+
+  /**
+   * As Spring's broker: an application destination (/app/**) without a handler is ignored, and
+   * /app/subscribe (what Spring-style dashboards send after SUBSCRIBE) answers with the current
+   * metrics; the topics stay read-only.
+   */
+  private handleSend(frame: StompFrame, actions: SessionAction[], now: number): void {
+    const destination = frame.headers.get('destination') ?? '';
+    if (!destination.startsWith(APP_PREFIX)) {
+      this.error(
+        actions,
+        now,
+        'destination is read-only',
+        `SEND is not accepted: ${DESTINATIONS.join(' and ')} are read-only`,
+        frame,
+      );
+      return;
+    }
+    if (destination === APP_SUBSCRIBE) actions.push({ type: 'snapshot' });
     this.receipt(frame, actions, now);
   }
 

@@ -44,6 +44,7 @@ function view(actions: SessionAction[]): Array<Seen | string> {
       };
     }
     if (a.type === 'close') return `close ${a.code}`;
+    if (a.type === 'snapshot') return 'snapshot';
     return `${a.type} ${a.id} ${a.destination}`;
   });
 }
@@ -190,12 +191,34 @@ void t.test('STOMP 1.0: subscription id defaults to the destination', (t) => {
   t.end();
 });
 
+void t.test(
+  'SEND to /app/** as Spring: /app/subscribe asks for the snapshot, others ignored',
+  (t) => {
+    const s = connected();
+    t.same(send(s, 'SEND\ndestination:/app/subscribe\n\n\0'), ['snapshot']);
+    t.match(send(s, 'SEND\ndestination:/app/subscribe\nreceipt:r1\n\n{}\0'), [
+      'snapshot',
+      { command: 'RECEIPT', headers: { 'receipt-id': 'r1' } },
+    ]);
+    t.same(
+      send(s, 'SEND\ndestination:/app/other\n\nhello\0'),
+      [],
+      'an unmapped /app/ SEND is dropped',
+    );
+    t.same(send(s, 'SEND\ndestination:/app/subscribe/x\n\n\0'), []);
+    t.equal(s.state, 'connected', 'the session stays open');
+    t.end();
+  },
+);
+
 const errorCases: Array<[string, string, RegExp]> = [
   ['missing destination', 'SUBSCRIBE\nid:1\n\n\0', /missing destination/],
   ['missing id', 'SUBSCRIBE\ndestination:/topic/metrics\n\n\0', /missing id/],
   ['unknown destination', 'SUBSCRIBE\nid:1\ndestination:/queue/x\n\n\0', /unknown destination/],
   ['UNSUBSCRIBE without id', 'UNSUBSCRIBE\n\n\0', /missing id/],
   ['SEND to a topic', 'SEND\ndestination:/topic/metrics\n\n{}\0', /read-only/],
+  ['SEND to /application', 'SEND\ndestination:/application/x\n\n{}\0', /read-only/],
+  ['SEND without destination', 'SEND\n\n{}\0', /read-only/],
   ['transaction', 'BEGIN\ntransaction:t\n\n\0', /transactions/],
   ['second CONNECT', 'CONNECT\naccept-version:1.2\n\n\0', /already connected/],
   ['unknown command', 'FROB\n\n\0', /unknown command/],
