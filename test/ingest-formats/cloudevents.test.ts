@@ -3,7 +3,7 @@
 // eventId with the mapping applied; errors name the attribute; a repeated id is deduplicated.
 import t from 'tap';
 import { CloudEvent, emitterFor, httpTransport, Mode } from 'cloudevents';
-import { expectError, readAck, readAs, readBatch, readEvent, type Ack } from '../support/events.ts';
+import { expectError, readAs, readBatch, readEvent, type Ack } from '../support/events.ts';
 import { AckSchema } from '../../src/schemas/event-responses.ts';
 import { keyHeaders } from '../support/keys.ts';
 import { startTestService } from '../support/service.ts';
