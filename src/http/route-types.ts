@@ -41,6 +41,8 @@ export interface Request {
 export interface RouteDoc {
   readonly summary: string;
   readonly body?: TSchema;
+  /** The request body's media type(s), all described by `body`; absent: JSON. */
+  readonly bodyMediaType?: string | readonly string[];
   readonly query?: TSchema;
   /** Status -> response schema (or a description when there is no body). */
   readonly responses: Readonly<Record<number, TSchema | string>>;

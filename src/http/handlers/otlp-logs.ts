@@ -194,6 +194,7 @@ export const otlpRoutes = (deps: OtlpDeps): Route[] => [
         'OTLP/HTTP logs (JSON or protobuf, gzip allowed): each log record becomes an event; ' +
         '200 once stored, with partialSuccess naming rejected records',
       mediaType: ['application/json', 'application/x-protobuf'],
+      bodyMediaType: ['application/json', 'application/x-protobuf'],
       body: Type.Object(
         { resourceLogs: Type.Array(Type.Object({}, { additionalProperties: true })) },
         { description: 'ExportLogsServiceRequest (OTLP JSON encoding, or application/x-protobuf)' },
