@@ -197,8 +197,9 @@ void t.test('errors name the CloudEvents attribute', async (t) => {
 void t.test('a key limited to some sources may not name another', async (t) => {
   const res = await svc.request('/api/v1/keys', {
     method: 'POST',
-    json: { name: 'ce-limited', scopes: ['ingest'], allowedSources: ['allowed'] },
+    json: { name: 'ce-limited', scope: 'ingest', allowedSources: ['allowed'] },
   });
+  t.equal(res.status, 201, 'the key is made');
   const { key } = (await res.json()) as { key: string };
   const emit = emitterFor(httpTransport(url));
   const headers = { headers: keyHeaders(key) };
