@@ -110,7 +110,19 @@ export const ConfigSchema = Type.Object({
   ),
   MAX_RULES: Int(1, 1000000, 10000, 'Most rules stored, archived ones included; beyond it: 422.'),
   MAX_BODY_BYTES: Int(1024, 67108864, 1048576, 'Largest request body; larger: 413.'),
-  BATCH_MAX_EVENTS: Int(1, 10000, 1000, 'Most events in one POST /api/v1/events/batch.'),
+  BATCH_MAX_EVENTS: Int(
+    1,
+    10000,
+    1000,
+    'Most events in one POST /api/v1/events/batch (or CloudEvents batch), and log records in one POST /v1/logs.',
+  ),
+  OTLP_EVENT_TYPE_ATTRIBUTE: Type.Optional(
+    Type.String({
+      pattern: '^\\S{1,255}$',
+      description:
+        'POST /v1/logs: the log record attribute naming the event type when a record has neither eventName nor event.name; unset: the scope name.',
+    }),
+  ),
   METRICS_BROADCAST_MS: Int(100, 60000, 1000, 'Period of the /topic/metrics STOMP broadcast.'),
   METRICS_REFRESH_MS: Int(
     50,

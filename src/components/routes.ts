@@ -71,6 +71,10 @@ export function serviceRoutes(inputs: RouteInputs): readonly Route[] {
       now: () => performance.now(),
     }),
     batchMaxEvents: config.BATCH_MAX_EVENTS,
+    maxBodyBytes: config.MAX_BODY_BYTES,
+    ...(config.OTLP_EVENT_TYPE_ATTRIBUTE === undefined
+      ? {}
+      : { otlpEventTypeAttribute: config.OTLP_EVENT_TYPE_ATTRIBUTE }),
     eventMaxFutureMs: config.EVENTS_MAX_FUTURE_HOURS * 3_600_000,
     maxRules: config.MAX_RULES,
     metrics: metrics.actor,

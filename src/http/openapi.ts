@@ -83,6 +83,7 @@ const mediaTypesOf = (doc: Route['doc'], status: number): readonly string[] =>
 
 function operation(route: Route, operationId: string): Record<string, unknown> {
   const { doc } = route;
+  const body = doc.body;
   const isPublic = route.scope === 'public';
   const pathParams = [...route.path.matchAll(/:(\w+)/g)].map((m) => ({
     name: m[1],
@@ -93,12 +94,15 @@ function operation(route: Route, operationId: string): Record<string, unknown> {
   const queryParams = Object.entries((doc.query?.properties ?? {}) as Record<string, TSchema>).map(
     ([name, schema]) => ({ name, in: 'query', required: false, schema: plain(schema) }),
   );
-  const headerParams = (route.headers ?? []).map((name) => ({
-    name,
-    in: 'header',
-    required: false,
-    schema: { type: 'string' },
-  }));
+  // OpenAPI describes Content-Type by the request body's media types, never as a parameter.
+  const headerParams = (route.headers ?? [])
+    .filter((name) => name !== 'content-type')
+    .map((name) => ({
+      name,
+      in: 'header',
+      required: false,
+      schema: { type: 'string' },
+    }));
   const parameters = [...pathParams, ...queryParams, ...headerParams];
   const responses = Object.fromEntries(
     Object.entries({
@@ -125,12 +129,16 @@ function operation(route: Route, operationId: string): Record<string, unknown> {
     security: isPublic ? [] : [{ bearer: [route.scope] }, { apiKey: [route.scope] }],
     'x-vigil-scope': route.scope,
     ...(parameters.length > 0 ? { parameters } : {}),
-    ...(doc.body === undefined
+    ...(body === undefined
       ? {}
       : {
           requestBody: {
             required: true,
-            content: { 'application/json': { schema: plain(doc.body) } },
+            content: Object.fromEntries(
+              [doc.bodyMediaType ?? 'application/json']
+                .flat()
+                .map((type) => [type, { schema: plain(body) }]),
+            ),
           },
         }),
     responses,

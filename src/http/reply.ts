@@ -11,8 +11,11 @@ export interface Reply {
   readonly body?: unknown;
   /** A body that is already JSON (the metrics snapshot, serialised and encoded once). */
   readonly json?: string | Uint8Array;
-  /** A body that is not JSON, with its media type (the Prometheus exposition of GET /metrics). */
-  readonly text?: { readonly contentType: string; readonly body: string };
+  /**
+   * A body that is not JSON, with its media type (the Prometheus exposition of GET /metrics; an
+   * OTLP protobuf answer, whose bytes may be none at all).
+   */
+  readonly text?: { readonly contentType: string; readonly body: string | Uint8Array };
   readonly headers?: Readonly<Record<string, string>>;
   /** Ask the client to close the connection after this answer. */
   readonly close?: boolean;

@@ -27,8 +27,10 @@ export interface Request {
   readonly headers: Readonly<Record<string, string>>;
   /** Parsed JSON body (routes with `body: 'json'`), else undefined. */
   readonly body: unknown;
-  /** The body as text, for checks that are cheaper on the raw JSON. */
+  /** The body as text, for checks that are cheaper on the raw JSON ('' for a bytes body). */
   readonly rawBody: string;
+  /** The body's bytes when the route's `bytesBody` took this request's body unparsed. */
+  readonly bytes?: Buffer;
   /** Epoch ms at which the front thread read the request. */
   readonly receivedAt: number;
   /** Whose key the request carried; null on public routes (and the open admin when auth is off). */
@@ -44,11 +46,21 @@ export interface RouteDoc {
   /** The OpenAPI operationId; absent: made from the method and path (openapi.ts). */
   readonly operationId?: string;
   readonly body?: TSchema;
+  /** The request body's media type(s), all described by `body`; absent: JSON. */
+  readonly bodyMediaType?: string | readonly string[];
   readonly query?: TSchema;
   /** Status -> response schema (or a description when there is no body). */
   readonly responses: Readonly<Record<number, TSchema | string>>;
   /** The media type(s) of its answers below 400 (errors are always JSON); absent: JSON. */
   readonly mediaType?: string | readonly string[];
+}
+
+/** Which requests of a `body: 'json'` route carry a body taken as bytes, whatever its media type. */
+export interface BytesBody {
+  /** Decided on the request's head: `header` reads a request header (lower-case name). */
+  readonly when: (contentType: string, header: (name: string) => string) => boolean;
+  /** Every header with this prefix is copied for such a request (`ce-`: CloudEvents attributes). */
+  readonly headerPrefix?: string;
 }
 
 export interface Route {
@@ -58,6 +70,8 @@ export interface Route {
   readonly scope: Scope;
   /** 'json': a JSON object or array body is required (415 / 400 otherwise); 'none': ignored. */
   readonly body: 'json' | 'none';
+  /** Besides JSON, bodies the route reads as bytes (protobuf, CloudEvents binary mode). */
+  readonly bytesBody?: BytesBody;
   /**
    * Request headers the handler reads (lower-case names): only these are copied, and only for
    * this route, since uWS's request is gone once the handler has to wait for the body.

@@ -7,10 +7,10 @@ import type uWS from 'uWebSockets.js';
 import { AppError, validationError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { errorReply } from './error-response.ts';
-import { readBody } from './read-body.ts';
+import { readBody, readBytes } from './read-body.ts';
 import { send, type Exchange, type Reply, type ReplyCounter } from './reply.ts';
 import { sendStream } from './stream-reply.ts';
-import { depthOf } from '../schemas/json-guards.ts';
+import { parseJson } from './json-body.ts';
 import type { Query, Request, Route } from './route-types.ts';
 import { acceptsGzip } from './accept-encoding.ts';
 import { tooManyConnections, type ConnectionLimit } from './connection-limit.ts';
@@ -21,12 +21,6 @@ import type { KeyScope } from '../domain/api-key.ts';
 import { authorize, charge } from './authorize.ts';
 import type { OriginPolicy } from './origins.ts';
 import { arrivalStamps, type IngestStageTimings } from '../actors/ingest-stages.ts';
-
-/**
- * Deeper than any valid body (event metadata nests at most 32 levels, rule JSON 64): refused
- * before any recursive check can overflow the stack.
- */
-const MAX_BODY_DEPTH = 100;
 
 export interface AdapterContext {
   readonly maxBodyBytes: number;
@@ -177,7 +171,9 @@ function serveWith(
     }
     const contentType = req.getHeader('content-type');
     const declared = Number(req.getHeader('content-length') || 0);
-    if (!JSON_MEDIA.test(contentType)) {
+    const bytes = route.bytesBody;
+    const asBytes = bytes?.when(contentType, (name) => req.getHeader(name)) === true;
+    if (!asBytes && !JSON_MEDIA.test(contentType)) {
       send(
         exchange,
         errorReply(
@@ -200,6 +196,17 @@ function serveWith(
       );
       return undefined;
     }
+    if (asBytes) {
+      const prefix = bytes?.headerPrefix;
+      const withPrefix =
+        prefix === undefined ? head : { ...head, headers: prefixed(prefix, req, head) };
+      const reader = readBytes(res, ctx.maxBodyBytes);
+      res.onAborted(() => {
+        exchange.aborted = true;
+        reader.abort();
+      });
+      return withBytes(route, exchange, reader.text, withPrefix, ctx);
+    }
     const reader = readBody(res, ctx.maxBodyBytes);
     res.onAborted(() => {
       exchange.aborted = true;
@@ -207,6 +214,42 @@ function serveWith(
     });
     return withBody(route, exchange, reader.text, head, ctx);
   };
+}
+
+/** The head's headers plus every request header starting with `prefix`. */
+function prefixed(
+  prefix: string,
+  req: uWS.HttpRequest,
+  head: RequestHead,
+): Readonly<Record<string, string>> {
+  const headers: Record<string, string> = { ...head.headers };
+  req.forEach((name, value) => {
+    if (name.startsWith(prefix)) headers[name] = value;
+  });
+  return headers;
+}
+
+/** As withBody, for a body the handler takes as bytes. */
+async function withBytes(
+  route: Route,
+  exchange: Exchange,
+  body: Promise<Buffer>,
+  head: RequestHead,
+  ctx: AdapterContext,
+): Promise<void> {
+  let bytes: Buffer;
+  try {
+    bytes = await body;
+  } catch (error) {
+    send(exchange, errorReply(error, ctx.log));
+    return;
+  }
+  if (ctx.gate.draining) {
+    send(exchange, { ...errorReply(shuttingDown(), ctx.log), close: true });
+    return;
+  }
+  const request = { ...head, body: undefined, rawBody: '', bytes };
+  await deliver(exchange, handle(route, request, ctx), ctx);
 }
 
 /**
@@ -358,36 +401,4 @@ function decodeParams(
     return null;
   }
   return params;
-}
-
-/**
- * How many `{` and `[` the text holds: an upper bound of its nesting depth, counted without
- * allocating, so the tree walk runs only for bodies that could be too deep (not on every ingest).
- */
-function openers(text: string): number {
-  let n = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x7b || c === 0x5b) n++;
-  }
-  return n;
-}
-
-function parseJson(text: string): unknown {
-  if (text.trim() === '')
-    throw new AppError('MALFORMED_JSON', 'Request body is empty; a JSON body is required');
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new AppError('MALFORMED_JSON', `Malformed JSON: ${(error as Error).message}`);
-  }
-  if (value === null || typeof value !== 'object') {
-    throw new AppError('MALFORMED_JSON', 'Request body must be a JSON object');
-  }
-  // Schema checks recurse: a body nested deeper than any valid one is refused before them.
-  if (openers(text) > MAX_BODY_DEPTH && depthOf(value) > MAX_BODY_DEPTH) {
-    throw validationError({ body: `The body must not nest deeper than ${MAX_BODY_DEPTH} levels` });
-  }
-  return value;
 }

@@ -8,6 +8,7 @@ import { alertRoutes, type AlertDeps } from './handlers/alerts.ts';
 import { backtestRoutes, type BacktestDeps } from './handlers/backtest.ts';
 import { contactPointRoutes, type ContactPointDeps } from './handlers/contact-points.ts';
 import { eventRoutes, type EventDeps } from './handlers/events.ts';
+import { otlpRoutes, type OtlpDeps } from './handlers/otlp-logs.ts';
 import { evaluationStatsRoutes } from './handlers/evaluation-stats.ts';
 import { ingestStagesRoutes, type IngestStagesDeps } from './handlers/ingest-stages.ts';
 import { keyRoutes, type KeyDeps } from './handlers/keys.ts';
@@ -35,12 +36,14 @@ export type RouteDeps = EventDeps &
   BacktestDeps &
   SilenceDeps &
   PrometheusDeps &
-  IngestStagesDeps;
+  IngestStagesDeps &
+  OtlpDeps;
 
 export function buildRoutes(deps: RouteDeps): Route[] {
   const routes: Route[] = [
     ...systemRoutes(deps),
     ...eventRoutes(deps),
+    ...otlpRoutes(deps),
     ...metricsRoutes(deps),
     ...ruleRoutes(deps),
     ...ruleTestRoutes(deps),

@@ -89,7 +89,7 @@ void t.test(
     for (const type of [
       'application/json; charset=utf-8',
       'APPLICATION/JSON',
-      'application/cloudevents+json',
+      'application/vnd.example+json',
     ]) {
       const res = await postRaw(svc, '/api/v1/events', '{"eventType":"a"}', type);
       await expectError(t, res, 400, 'VALIDATION_FAILED', ['source']);

@@ -3,16 +3,11 @@
  * paged lists, lookup by eventId.
  */
 import { Type } from '@sinclair/typebox';
-import type { IngestBatcher } from '../../actors/ingest-batcher.ts';
-import type { IngestStamps } from '../../actors/ingest-stages.ts';
 import type { StoragePool } from '../../actors/storage-pool.ts';
-import { idOfEventId, eventIdOf } from '../../domain/event-id.ts';
+import { idOfEventId } from '../../domain/event-id.ts';
 import { AppError, notFound, validationError } from '../../errors.ts';
-import type { NewEvent } from '../../domain/event.ts';
-import { tailRecords, type EventTail } from '../../domain/event-search/tail-records.ts';
-import { OPERATOR_PRODUCER, type InsertOutcome, type ReusedKey } from '../../domain/idempotency.ts';
-import { checkEventRequest, EventRequestSchema, type EventCheck } from '../../schemas/event.ts';
-import type { Principal } from '../../auth/principal.ts';
+import type { InsertOutcome } from '../../domain/idempotency.ts';
+import { checkEventRequest, EventRequestSchema } from '../../schemas/event.ts';
 import { charge } from '../authorize.ts';
 import {
   AckSchema,
@@ -26,43 +21,33 @@ import { isPaging, PagingQuerySchema, parsePaging, toPage } from '../../schemas/
 import type { IngestCounts } from '../ingest-answers.ts';
 import { inSlot } from '../read-slots.ts';
 import { eventSearchRoutes, type EventSearchDeps } from './event-search.ts';
+import {
+  ack,
+  batchAnswer,
+  failed,
+  producerOf,
+  reusedMessage,
+  sourceRefusal,
+  store,
+  storeChecked,
+  type StoreDeps,
+} from './event-store.ts';
 import type { Reply } from '../reply.ts';
-import type { Request, Route } from '../route-types.ts';
+import type { BytesBody, Request, Route } from '../route-types.ts';
+import { isBinaryMode } from '../../schemas/ingest-formats/cloudevents.ts';
+import { ingestCloudEvents, isCloudEvents } from './cloudevents-ingest.ts';
 
-export interface EventDeps extends EventSearchDeps {
-  readonly batcher: IngestBatcher;
+export interface EventDeps extends EventSearchDeps, StoreDeps {
   readonly pool: StoragePool;
   readonly batchMaxEvents: number;
   /** How far ahead of the receive time an event's timestamp may be; default 24 h. */
   readonly eventMaxFutureMs?: number;
   /** Where the ingest routes' answers are counted (GET /metrics); absent: not counted. */
   readonly ingestCounts?: IngestCounts;
-  /** The live tail (/topic/events): told of each committed event; absent: no tail. */
-  readonly tail?: EventTail;
 }
-
-const ACCEPTED = 'Event accepted for processing';
 
 /** The single POST's header for the key (IETF draft "The Idempotency-Key HTTP Header Field"). */
 const IDEMPOTENCY_HEADER = 'idempotency-key';
-
-/** A stored event's acknowledgement; a repeat of a key gets the first event's, word for word. */
-const ack = (event: NewEvent, outcome: Exclude<InsertOutcome, ReusedKey>) => ({
-  status: 'accepted' as const,
-  eventId: eventIdOf(typeof outcome === 'number' ? outcome : outcome.id),
-  eventType: event.eventType,
-  timestamp: new Date(
-    typeof outcome === 'number' ? event.timestamp : outcome.timestamp,
-  ).toISOString(),
-  message: ACCEPTED,
-});
-
-const reusedMessage = (event: NewEvent, reused: ReusedKey): string =>
-  `idempotencyKey '${event.idempotency?.key ?? ''}' was already used for ${eventIdOf(reused.id)} ` +
-  'with a different body; a different event needs a key of its own';
-
-/** Whose keys the request's keys are: its API key's, or the operator's (bootstrap key, auth off). */
-const producerOf = (principal: Principal | null): number => principal?.keyId ?? OPERATOR_PRODUCER;
 
 /** The body with the Idempotency-Key header's key as its idempotencyKey (400 if both differ). */
 function withHeaderKey(body: unknown, header: string): unknown {
@@ -75,32 +60,6 @@ function withHeaderKey(body: unknown, header: string): unknown {
   throw validationError({
     idempotencyKey: 'the Idempotency-Key header and the idempotencyKey field differ',
   });
-}
-
-const failed = (message: string): AppError =>
-  new AppError('INTERNAL', `Failed to process event: ${message}`);
-
-async function store(
-  deps: EventDeps,
-  events: readonly NewEvent[],
-  bytes: number,
-  stamps?: IngestStamps,
-): Promise<readonly InsertOutcome[]> {
-  const result = await deps.batcher.submit(events, bytes, stamps);
-  if (!result.ok) throw failed(result.message);
-  // After COMMIT (the batcher answers once its transaction is committed): a tail never shows an
-  // event that a reader could not find.
-  if (deps.tail?.tailing() === true) {
-    deps.tail.publishEvents(tailRecords(events, result.value, Date.now()));
-  }
-  return result.value;
-}
-
-/** The error of an event whose source the key may not name; null when it may. */
-function sourceRefusal(principal: Principal | null, source: string): string | null {
-  const allowed = principal?.allowedSources;
-  if (allowed === null || allowed === undefined || allowed.has(source)) return null;
-  return `source '${source}' is not among this API key's allowedSources`;
 }
 
 async function ingestOne(deps: EventDeps, req: Request): Promise<Reply> {
@@ -152,42 +111,11 @@ async function ingestBatch(deps: EventDeps, req: Request): Promise<Reply> {
   charge(req.principal, items.length, req.receivedAt, 'events');
   const unstorable = mayHoldUnstorable(req.rawBody);
   const producer = producerOf(req.principal);
-  const valid: NewEvent[] = [];
-  const checks = items.map((item): EventCheck => {
-    const checked = checkEventRequest(
-      item,
-      req.receivedAt,
-      unstorable,
-      producer,
-      deps.eventMaxFutureMs,
-    );
-    if (!checked.ok) return checked;
-    const refused = sourceRefusal(req.principal, checked.event.source);
-    if (refused !== null) return { ok: false, errors: { source: refused } };
-    valid.push(checked.event);
-    return checked;
-  });
-  const outcomes = valid.length === 0 ? [] : await store(deps, valid, req.rawBody.length);
-  let next = 0;
-  let reused = 0;
-  const results = checks.map((checked, index) => {
-    if (!checked.ok) return { status: 'error' as const, index, errors: checked.errors };
-    const outcome = outcomes[next++] as InsertOutcome;
-    if (typeof outcome === 'number' || outcome.kind === 'repeat')
-      return ack(checked.event, outcome);
-    reused++;
-    const errors = { idempotencyKey: reusedMessage(checked.event, outcome) };
-    return { status: 'error' as const, index, errors };
-  });
-  return {
-    status: 202,
-    body: {
-      status: 'accepted',
-      accepted: valid.length - reused,
-      rejected: items.length - valid.length + reused,
-      results,
-    },
-  };
+  const checks = items.map((item) =>
+    checkEventRequest(item, req.receivedAt, unstorable, producer, deps.eventMaxFutureMs),
+  );
+  const stored = await storeChecked(deps, req.principal, checks, req.rawBody.length);
+  return { status: 202, body: batchAnswer(stored) };
 }
 
 async function list(deps: EventDeps, req: Request, eventType: string): Promise<Reply> {
@@ -210,6 +138,12 @@ async function getOne(deps: EventDeps, req: Request): Promise<Reply> {
   throw failed(result.message);
 }
 
+/** The ingest routes read the key header, and the media type that tells CloudEvents apart. */
+const INGEST_HEADERS = [IDEMPOTENCY_HEADER, 'content-type'];
+
+/** CloudEvents binary mode: the attributes in `ce-*` headers, the body the data, of any type. */
+const CLOUDEVENTS_BINARY: BytesBody = { when: isBinaryMode, headerPrefix: 'ce-' };
+
 const errors = { 400: ErrorSchema, 500: ErrorSchema, 503: ErrorSchema };
 
 export const eventRoutes = (deps: EventDeps): Route[] => [
@@ -218,7 +152,8 @@ export const eventRoutes = (deps: EventDeps): Route[] => [
     path: '/api/v1/events',
     scope: 'ingest',
     body: 'json',
-    headers: [IDEMPOTENCY_HEADER],
+    bytesBody: CLOUDEVENTS_BINARY,
+    headers: INGEST_HEADERS,
     answers: deps.ingestCounts?.single,
     stamped: true,
     doc: {
@@ -234,14 +169,16 @@ export const eventRoutes = (deps: EventDeps): Route[] => [
         422: ErrorSchema,
       },
     },
-    handle: (req) => ingestOne(deps, req),
+    handle: (req) =>
+      isCloudEvents(req) ? ingestCloudEvents(deps, req, 'single') : ingestOne(deps, req),
   },
   {
     method: 'POST',
     path: '/api/v1/events/batch',
     scope: 'ingest',
     body: 'json',
-    headers: [IDEMPOTENCY_HEADER],
+    bytesBody: CLOUDEVENTS_BINARY,
+    headers: INGEST_HEADERS,
     answers: deps.ingestCounts?.batch,
     doc: {
       summary: `Ingest up to ${deps.batchMaxEvents} events in one transaction; one result per item`,
@@ -251,7 +188,8 @@ export const eventRoutes = (deps: EventDeps): Route[] => [
       ]),
       responses: { 202: BatchResultSchema, ...errors, 413: ErrorSchema, 415: ErrorSchema },
     },
-    handle: (req) => ingestBatch(deps, req),
+    handle: (req) =>
+      isCloudEvents(req) ? ingestCloudEvents(deps, req, 'batch') : ingestBatch(deps, req),
   },
   ...eventSearchRoutes(deps),
   {
