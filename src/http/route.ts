@@ -229,6 +229,30 @@ function prefixed(
   return headers;
 }
 
+/**
+ * The body once received, or null once answered: its read failed (a 4xx), or the service began to
+ * drain meanwhile. A request still receiving its body is not yet accepted work: it does not hold
+ * the drain (a slow or stalled upload would otherwise keep shutdown waiting for uWS's idle timeout).
+ */
+async function received<T>(
+  exchange: Exchange,
+  body: Promise<T>,
+  ctx: AdapterContext,
+): Promise<T | null> {
+  let value: T;
+  try {
+    value = await body;
+  } catch (error) {
+    send(exchange, errorReply(error, ctx.log));
+    return null;
+  }
+  if (ctx.gate.draining) {
+    send(exchange, { ...errorReply(shuttingDown(), ctx.log), close: true });
+    return null;
+  }
+  return value;
+}
+
 /** As withBody, for a body the handler takes as bytes. */
 async function withBytes(
   route: Route,
@@ -237,17 +261,8 @@ async function withBytes(
   head: RequestHead,
   ctx: AdapterContext,
 ): Promise<void> {
-  let bytes: Buffer;
-  try {
-    bytes = await body;
-  } catch (error) {
-    send(exchange, errorReply(error, ctx.log));
-    return;
-  }
-  if (ctx.gate.draining) {
-    send(exchange, { ...errorReply(shuttingDown(), ctx.log), close: true });
-    return;
-  }
+  const bytes = await received(exchange, body, ctx);
+  if (bytes === null) return;
   const request = { ...head, body: undefined, rawBody: '', bytes };
   await deliver(exchange, handle(route, request, ctx), ctx);
 }
@@ -326,19 +341,8 @@ async function withBody(
   head: RequestHead,
   ctx: AdapterContext,
 ): Promise<void> {
-  // A request still receiving its body is not yet accepted work: it does not hold the drain
-  // (a slow or stalled upload would otherwise keep shutdown waiting for uWS's idle timeout).
-  let rawBody: string;
-  try {
-    rawBody = await bodyText;
-  } catch (error) {
-    send(exchange, errorReply(error, ctx.log));
-    return;
-  }
-  if (ctx.gate.draining) {
-    send(exchange, { ...errorReply(shuttingDown(), ctx.log), close: true });
-    return;
-  }
+  const rawBody = await received(exchange, bodyText, ctx);
+  if (rawBody === null) return;
   let body: unknown;
   try {
     body = parseJson(rawBody);
