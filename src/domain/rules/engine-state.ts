@@ -59,6 +59,7 @@ export function restoreEngineState(engine: RuleEngine, saved: unknown): number {
     // The stored alerts decide FIRING: an incident opened or resolved since the checkpoint wins.
     if (kept.firing !== (rule.firingSince !== null)) continue;
     fromPlain(kept.lifecycle, lifecycle, RESTORERS);
+    lifecycle.restartedFiring();
     restored++;
   }
   return restored;

@@ -77,3 +77,19 @@ void t.test('a FIRING rule keeps its clearing time; the stored alerts decide FIR
   t.equal(restoreEngineState(edited, 'nonsense'), 0, 'a malformed state restores nothing');
   t.end();
 });
+
+void t.test('a FIRING rule still holding at the checkpoint waits before it may resolve', (t) => {
+  const before = new RuleEngine();
+  before.setRules([rule()]);
+  t.same(run(before, 0, [9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9]).fired, [10]);
+  const state = saved(before);
+  const after = new RuleEngine();
+  after.setRules([rule({ firingSince: T0 + 10 * SECOND })]);
+  t.equal(restoreEngineState(after, state), 1);
+  // What it watches may be incomplete right after the start: false now is no recovery yet.
+  t.same(run(after, 20, Array<number>(30).fill(0)).resolved, [], 'no resolve in 30 s');
+  t.equal(after.stateOf(1), 'FIRING');
+  // Once seen true, the wait is over: 10 s of false then resolve it.
+  t.same(run(after, 50, [9, ...Array<number>(12).fill(0)]).resolved, [61]);
+  t.end();
+});

@@ -579,11 +579,35 @@ export function send(
 
 const CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
 
+/**
+ * OTLP/HTTP's own 400 (POST /v1/logs): a google.rpc.Status, `{ code, message }` with a numeric
+ * code, in the request's encoding, as the OTLP specification requires; its other refusals (401,
+ * 413, 415, 429, 503) come before its handler and are Vigil's own.
+ */
+function otlpStatusProblems(answer: Answer): string[] {
+  let body: { code?: unknown; message?: unknown } | null;
+  try {
+    body = JSON.parse(answer.body) as { code?: unknown; message?: unknown } | null;
+  } catch {
+    return [`OTLP 400 body is not JSON: ${answer.body.slice(0, 80)}`];
+  }
+  return typeof body?.code === 'number' && typeof body.message === 'string' && body.message !== ''
+    ? []
+    : [`OTLP 400 body is not a google.rpc.Status: ${answer.body.slice(0, 80)}`];
+}
+
 /** What is wrong with an answer: a 5xx, or a 4xx without `{ status: 'error', code, message }`. */
-export function problemsOf(method: string, answer: Answer): string[] {
+export function problemsOf(method: string, answer: Answer, path = ''): string[] {
   const problems: string[] = [];
   if (answer.status >= 500) problems.push(`answered ${answer.status}`);
   if (answer.status < 400 || method === 'HEAD') return problems;
+  // POST /v1/logs may answer OTLP's google.rpc.Status instead of Vigil's error body.
+  if (
+    answer.status === 400 &&
+    path.startsWith('/v1/logs') &&
+    otlpStatusProblems(answer).length === 0
+  )
+    return problems;
   const type = answer.headers['content-type'] ?? '';
   if (!type.startsWith('application/json'))
     problems.push(`${answer.status} with content-type '${type}'`);
@@ -691,7 +715,7 @@ export async function runHttpFuzz(options: {
         maxMs = Math.max(maxMs, sent.answer.ms);
         statuses.set(sent.answer.status, (statuses.get(sent.answer.status) ?? 0) + 1);
         bump(target, statusClass(sent.answer.status));
-        const problems = problemsOf(request.method, sent.answer);
+        const problems = problemsOf(request.method, sent.answer, request.path);
         if (sent.answer.status >= 500) fiveXx++;
         else if (problems.length > 0) badErrorBodies++;
         if (problems.length > 0)

@@ -46,6 +46,18 @@ export class RuleLifecycle {
     return lifecycle;
   }
 
+  /**
+   * A FIRING lifecycle taken back from a checkpoint after a restart, whose condition still held
+   * then, waits like one rebuilt from its open incident: not everything it watches is in the
+   * checkpoint (an ANOMALY rule's series are read again by its back-fill), so a false condition
+   * right after the start is no recovery. One already clearing keeps its clearing time.
+   */
+  restartedFiring(): void {
+    if (this.current !== 'FIRING' || !Number.isNaN(this.clearSince)) return;
+    this.restored = true;
+    this.restoredAt = Number.NaN;
+  }
+
   get state(): LifecycleState {
     return this.current;
   }
