@@ -17,6 +17,7 @@ import { createStopStack, type StopStack } from './components/stop-stack.ts';
 import { startStorage } from './components/storage.ts';
 import type { Config } from './config.ts';
 import { createLogger, redactUrlPasswords, type Logger } from './log.ts';
+import { resolveIdentity } from './nats/identity.ts';
 import { startupTimings, type StartupTimings } from './startup-timings.ts';
 import type { Timers } from './timers.ts';
 
@@ -75,8 +76,18 @@ async function startParts(
   const databaseUrl = await startDatabase(config, log, stack, timings);
   const dashboardLoad = startDashboardLoad();
   await migrateDatabase(config, databaseUrl, log, timings);
-  const metrics = await startMetrics(config, databaseUrl, hooks.restartTimers, log, stack);
-  const cluster = await startClusterPart(config, databaseUrl, metrics, log, stack);
+  // Resolved first in a cluster: the instance id also names the metrics actor's checkpoint.
+  const identity =
+    config.NATS_URL === undefined ? null : await resolveIdentity(config, databaseUrl, log);
+  const metrics = await startMetrics(
+    config,
+    databaseUrl,
+    identity,
+    hooks.restartTimers,
+    log,
+    stack,
+  );
+  const cluster = await startClusterPart(config, databaseUrl, identity, metrics, log, stack);
   const storage = await startStorage(config, databaseUrl, metrics, cluster, stack, timings);
   const auth = await startAuthentication(config, storage.pool, log);
   stack.push('authentication', () => auth.stop());

@@ -14,7 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { decodeBatch } from '../src/nats/batch-payload.ts';
+import { decodeBatchWithIds, type DecodedBatch } from '../src/nats/batch-payload.ts';
 import { clusterNames, startNatsLink, type StreamedBatch } from '../src/nats/nats-link.ts';
 import { connect } from '../src/db/connect.ts';
 import {
@@ -137,11 +137,18 @@ let relayOwnAll = false;
 const metrics = new BroadcastChannel(data.metricsChannel);
 metrics.unref();
 let peerEvents: MetricEvent[] = [];
+/** Their stored ids, in order (the checkpoint's mark); null once a batch came without them. */
+let peerIds: number[] | null = [];
 let flushTimer: NodeJS.Timeout | undefined;
 const flushPeerEvents = (): void => {
   flushTimer = undefined;
-  const message: MetricsChannelMessage = { type: 'events-stored', events: peerEvents };
+  const message: MetricsChannelMessage = {
+    type: 'events-stored',
+    events: peerEvents,
+    ...(peerIds === null ? {} : { ids: peerIds }),
+  };
   peerEvents = [];
+  peerIds = [];
   metrics.postMessage(message);
 };
 
@@ -155,9 +162,9 @@ const onBatch = ({ msgId, payload }: StreamedBatch): void => {
   // An own batch back from the stream is in JetStream, whoever published it (a peer's relay too).
   if (acceptance === 'own') backlog.acknowledged(positionOf(id.seq).number);
   if (acceptance !== 'new') return;
-  let events: MetricEvent[];
+  let batch: DecodedBatch;
   try {
-    events = decodeBatch(payload);
+    batch = decodeBatchWithIds(payload);
   } catch (error) {
     log.error(
       { err: error, msgId },
@@ -165,8 +172,12 @@ const onBatch = ({ msgId, payload }: StreamedBatch): void => {
     );
     return;
   }
+  const { events, ids } = batch;
   if (events.length === 0) return;
+  // A batch of a version that sent no ids: this message's events are counted without a mark.
+  if (ids === null) peerIds = null;
   for (const event of events) peerEvents.push(event);
+  if (ids !== null && peerIds !== null) for (const id of ids) peerIds.push(id);
   flushTimer ??= setTimeout(flushPeerEvents, FLUSH_MS);
 };
 

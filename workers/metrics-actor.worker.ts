@@ -17,7 +17,11 @@ import type {
   RulePending,
 } from '../src/domain/rules/alerts/alert.ts';
 import { RuleEngine } from '../src/domain/rules/rule-engine.ts';
-import { restoreEngineState, takeEngineState } from '../src/domain/rules/engine-state.ts';
+import {
+  restoreEngineState,
+  savedPatterns,
+  takeEngineState,
+} from '../src/domain/rules/engine-state.ts';
 import { testRule } from '../src/domain/rules/rule-test.ts';
 import { TickTimer } from '../src/telemetry/tick-timer.ts';
 import { nameThisThread, THREAD_NAMES } from '../src/telemetry/thread-name.ts';
@@ -25,6 +29,7 @@ import { actorHeap } from '../src/telemetry/thread-heap.ts';
 import { createLogger } from '../src/log.ts';
 import { connect } from '../src/db/connect.ts';
 import { MetricsCheckpointer } from '../src/metrics-actor/checkpointer.ts';
+import { PatternBacklog } from '../src/metrics-actor/pattern-backlog.ts';
 import type { RestoredFrom } from '../src/domain/metrics/snapshot/snapshot.ts';
 import {
   assertNever,
@@ -79,6 +84,8 @@ const engine = new RuleEngine();
  * come from the front after ready): restored into the rules of the same id and version then.
  */
 let savedRules: unknown = null;
+/** While restored PATTERN partitions wait for their rules (the first set-rules): their events. */
+let patternBacklog: PatternBacklog | null = null;
 /** Its own connection (issue 33): checkpoints are written and read off the front thread. */
 const checkpointSql =
   data.checkpoint === null
@@ -102,10 +109,14 @@ const checkpointer =
           take: () => takeEngineState(engine),
           restore: (saved) => {
             savedRules = saved;
+            if (savedPatterns(saved)) patternBacklog = new PatternBacklog();
           },
+          replayDetail: () => patternBacklog !== null,
+          replayed: (events) => patternBacklog?.push(events),
         },
         log,
         now: Date.now,
+        rebuildWithoutCheckpoint: data.checkpoint.rebuildWithoutCheckpoint,
       });
 /** Batches committed while the start's restore runs: counted after it, de-duplicated. */
 let held: MetricsChannelMessage[] | null = checkpointer === null ? null : [];
@@ -113,7 +124,8 @@ const countBatch = (msg: MetricsChannelMessage): void => {
   if (checkpointer === null) aggregator.record(msg.events);
   // The checkpointer records them, minus those a restore counted already.
   const counted = checkpointer === null ? msg.events : checkpointer.count(msg.events, msg.ids);
-  engine.observe(counted);
+  if (patternBacklog !== null) patternBacklog.push(counted);
+  else engine.observe(counted);
 };
 const events = new BroadcastChannel(data.metricsChannel);
 events.onmessage = (message: unknown) => {
@@ -305,6 +317,17 @@ port.on('message', (command: MetricsCommand) => {
           const restored = command.lead ? 0 : restoreEngineState(engine, savedRules);
           log.info({ restored }, 'rule lifecycles restored from the checkpoint');
           savedRules = null;
+        }
+        if (patternBacklog !== null) {
+          // The restored PATTERN partitions go on with what was counted since the checkpoint.
+          const { dropped } = patternBacklog;
+          engine.observe(patternBacklog.drain());
+          patternBacklog = null;
+          if (dropped > 0)
+            log.warn(
+              { dropped },
+              'PATTERN partitions did not see the oldest events of their restart',
+            );
         }
         watchProducers();
         askBackfills();

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
-import { resolveIdentity } from '../nats/identity.ts';
+import type { ClusterIdentity } from '../nats/identity.ts';
 import type { Config } from '../config.ts';
 import type { ClusterView } from '../domain/cluster/cluster-view.ts';
 import type { NatsLag } from '../domain/cluster/nats-lag.ts';
@@ -39,11 +39,12 @@ export interface RunningCluster {
 export async function startCluster(
   config: Config,
   databaseUrl: string,
+  identity: ClusterIdentity | null,
   metricsChannel: string,
   log: Logger,
 ): Promise<RunningCluster | null> {
-  if (config.NATS_URL === undefined) return null;
-  const { instanceId, cluster } = await resolveIdentity(config, databaseUrl, log);
+  if (config.NATS_URL === undefined || identity === null) return null;
+  const { instanceId, cluster } = identity;
   const batchCounter = new SharedArrayBuffer(4);
   const channel = `vigil-cluster-${randomUUID()}`;
   const data: ClusterWorkerData = {

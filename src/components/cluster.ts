@@ -2,6 +2,7 @@
 import { startCluster, type RunningCluster } from '../actors/cluster-link.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
+import type { ClusterIdentity } from '../nats/identity.ts';
 import type { MetricsPart } from './metrics.ts';
 import type { StopStack } from './stop-stack.ts';
 
@@ -9,11 +10,12 @@ import type { StopStack } from './stop-stack.ts';
 export async function startClusterPart(
   config: Config,
   databaseUrl: string,
+  identity: ClusterIdentity | null,
   metrics: MetricsPart,
   log: Logger,
   stack: StopStack,
 ): Promise<RunningCluster | null> {
-  const cluster = await startCluster(config, databaseUrl, metrics.channel, log);
+  const cluster = await startCluster(config, databaseUrl, identity, metrics.channel, log);
   if (cluster === null) return null;
   // After the storage pool on shutdown: the last committed batches are published (or left to the relay).
   stack.push('cluster', () => cluster.stop());

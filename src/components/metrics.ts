@@ -7,6 +7,7 @@ import {
 } from '../actors/metrics-actor-client.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
+import type { ClusterIdentity } from '../nats/identity.ts';
 import type { StopStack } from './stop-stack.ts';
 
 export interface MetricsPart {
@@ -24,6 +25,8 @@ export interface MetricsPart {
 export async function startMetrics(
   config: Config,
   databaseUrl: string,
+  /** Cluster mode's identity (its instance id owns the checkpoint); null alone. */
+  identity: ClusterIdentity | null,
   restartTimers: RestartTimers | undefined,
   log: Logger,
   stack: StopStack,
@@ -41,16 +44,13 @@ export async function startMetrics(
       maxEventTypes: config.METRICS_MAX_EVENT_TYPES,
       maxSources: config.METRICS_MAX_SOURCES,
       maxTrackedUsers: config.METRICS_MAX_TRACKED_USERS,
-      // Issue 33; not yet in cluster mode (a peer's batch carries no event ids to mark).
-      checkpoint:
-        config.NATS_URL === undefined
-          ? {
-              databaseUrl,
-              schema: config.DATABASE_SCHEMA,
-              owner: 'single',
-              intervalMs: config.METRICS_CHECKPOINT_SECONDS * 1000,
-            }
-          : null,
+      checkpoint: {
+        databaseUrl,
+        schema: config.DATABASE_SCHEMA,
+        owner: identity?.instanceId ?? 'single',
+        intervalMs: config.METRICS_CHECKPOINT_SECONDS * 1000,
+        rebuildWithoutCheckpoint: identity === null,
+      },
     },
     log,
     { timers: restartTimers },

@@ -100,7 +100,8 @@ export function eventColumns(events: readonly NewEvent[], writtenAt: number): Ev
 export interface OutboxValues {
   readonly instanceId: string;
   readonly seq: number;
-  readonly payload: Uint8Array;
+  /** batch-payload.ts idsPayloadHead: the statement appends the ids it draws. */
+  readonly payloadHead: Uint8Array;
 }
 
 /**
@@ -123,7 +124,9 @@ export async function insertEvents(
       ? sql``
       : sql`, outboxed AS (
       INSERT INTO ingest_outbox (instance_id, batch_seq, payload)
-      VALUES (${outbox.instanceId}, ${outbox.seq}, ${Buffer.from(outbox.payload.buffer, outbox.payload.byteOffset, outbox.payload.byteLength)})
+      VALUES (${outbox.instanceId}, ${outbox.seq},
+              ${Buffer.from(outbox.payloadHead.buffer, outbox.payloadHead.byteOffset, outbox.payloadHead.byteLength)}
+              || (SELECT string_agg(int8send(id), ''::bytea ORDER BY ord) FROM input))
     )`;
   const rows = await sql<{ id: string }[]>`
     WITH input AS MATERIALIZED (

@@ -8,7 +8,7 @@
 import type { MetricEvent, NewEvent } from '../domain/event.ts';
 import type { InsertOutcome } from '../domain/idempotency.ts';
 import { metricEventOf, storedMetrics } from '../domain/stored-metrics.ts';
-import { encodeBatch } from '../nats/batch-payload.ts';
+import { encodeBatch, idsPayloadHead, withIds } from '../nats/batch-payload.ts';
 import type { Sql, Tx } from './connect.ts';
 import { insertEvents } from './events-repository.ts';
 import { insertKeyedEvents } from './idempotent-insert.ts';
@@ -36,20 +36,25 @@ export async function insertOutboxed(
   const keyed = batch.some((e) => e.idempotency !== undefined);
   if (!keyed && !detail) {
     const stored = batch.map((e) => metricEventOf(e, writtenAt));
-    const payload = encodeBatch(stored);
-    const outcomes = await insertEvents(sql, batch, writtenAt, { ...row, payload });
-    return { outcomes, stored, payload };
+    const payloadHead = idsPayloadHead(encodeBatch(stored));
+    const outcomes = await insertEvents(sql, batch, writtenAt, { ...row, payloadHead });
+    // The bytes the statement wrote, for the publish that follows COMMIT.
+    return { outcomes, stored, payload: withIds(payloadHead, outcomes) };
   }
   return sql.begin(async (tx) => {
     const outcomes = keyed
       ? await insertKeyedEvents(tx, batch, writtenAt)
       : await insertEvents(tx, batch, writtenAt);
     const stored = storedMetrics(batch, outcomes, writtenAt, detail);
-    const payload = encodeBatch(stored);
+    const payload = withIds(idsPayloadHead(encodeBatch(stored)), storedIdsOf(outcomes));
     await writeOutboxRow(tx, row, payload);
     return { outcomes, stored, payload };
   });
 }
+
+/** The ids of the events stored now (a repeat's outcome is not a number), in order. */
+const storedIdsOf = (outcomes: readonly InsertOutcome[]): number[] =>
+  outcomes.filter((outcome): outcome is number => typeof outcome === 'number');
 
 async function writeOutboxRow(tx: Tx, row: OutboxRow, payload: Uint8Array): Promise<void> {
   await tx`

@@ -13,7 +13,6 @@ import {
 } from '../domain/metrics/checkpoint/aggregator-checkpoint.ts';
 import {
   CountedEvents,
-  MARK_OVERLAP_MS,
   markHas,
   type CountedMark,
 } from '../domain/metrics/checkpoint/counted-mark.ts';
@@ -42,6 +41,13 @@ export interface CheckpointExtras {
   take(): unknown;
   /** Given a restored checkpoint's extras (before the events after its mark are replayed). */
   restore(extras: unknown): void;
+  /**
+   * After restore(): whether the replayed events must carry what PATTERN reads (its partitions
+   * were restored and go on with them); they are then given to replayed().
+   */
+  replayDetail(): boolean;
+  /** The replayed events counted (not those the checkpoint had), in their replay order. */
+  replayed(events: readonly MetricEvent[]): void;
 }
 
 export interface CheckpointerOptions {
@@ -52,6 +58,11 @@ export interface CheckpointerOptions {
   readonly extras: CheckpointExtras;
   readonly log: Logger;
   readonly now: () => number;
+  /**
+   * Without a usable checkpoint: count the stored events of the last REBUILD_MINUTES (alone), or
+   * nothing (in a cluster, where a new incarnation's stream consumer reads the last 25 h again).
+   */
+  readonly rebuildWithoutCheckpoint: boolean;
 }
 
 export interface CheckpointStats {
@@ -64,11 +75,12 @@ export class MetricsCheckpointer {
   /** The ids and receivedAt of what is counted: the checkpoint's high-water mark. */
   readonly counted: CountedEvents;
   /**
-   * After a restore, for MARK_OVERLAP_MS: the ids counted by the checkpoint or the replay. A live
-   * batch committed before the replay's read may reach the actor after it: its events are skipped.
+   * After a restore: what it counted, as a mark (events received before `from`, and the ids in
+   * it). A batch may bring those events again: a live one committed before the replay's read, and
+   * in a cluster every peer's batch the stream delivers again (its start, or late after a broker
+   * outage). They are skipped, for as long as the process runs.
    */
-  private recent: Set<number> | null = null;
-  private recentUntil = 0;
+  private restored: CountedMark | null = null;
   private writing: Promise<void> | null = null;
   last: CheckpointStats | null = null;
 
@@ -86,19 +98,18 @@ export class MetricsCheckpointer {
     ids: readonly number[] | undefined,
   ): readonly MetricEvent[] {
     let fresh = events;
-    if (this.recent !== null && ids !== undefined) {
-      if (this.options.now() > this.recentUntil) this.recent = null;
-      else {
-        const recent = this.recent;
-        const all = ids;
-        const keptIds: number[] = [];
-        fresh = events.filter((_, i) => {
-          const seen = recent.has(all[i]!);
-          if (!seen) keptIds.push(all[i]!);
-          return !seen;
-        });
-        ids = keptIds;
-      }
+    const restored = this.restored;
+    if (restored !== null) {
+      const keptIds: number[] = [];
+      fresh = events.filter((event, i) => {
+        if (event.receivedAt < restored.from) return false;
+        const id = ids?.[i];
+        if (id === undefined) return true;
+        if (markHas(restored, id)) return false;
+        keptIds.push(id);
+        return true;
+      });
+      if (ids !== undefined) ids = keptIds;
     }
     this.options.aggregator.record(fresh);
     if (ids !== undefined) {
@@ -110,7 +121,6 @@ export class MetricsCheckpointer {
   /** A reset: nothing before now is counted or replayed any more. */
   reset(): void {
     this.counted.reset(this.options.aggregator.since);
-    this.recent = null;
   }
 
   /**
@@ -149,37 +159,58 @@ export class MetricsCheckpointer {
       // A restore that failed half-way leaves nothing of it: counted again from the events.
       aggregator.reset();
     }
+    // In a cluster the stream, read from its start by a new incarnation, counts the last 25 h
+    // again: better than an hour of stored events, so nothing is rebuilt or skipped then.
+    if (reason !== null && this.options.rebuildWithoutCheckpoint === false) {
+      log.warn({ reason, owner }, 'no metrics checkpoint restored: the batch stream counts again');
+      return this.restoredFrom(started, null, 0, reason, 0);
+    }
     if (reason !== null) {
       log.warn({ reason, owner }, 'metrics rebuilt from stored events');
       // What is rebuilt runs from `from`: a later mark never starts after it.
       this.counted.reset(from);
     }
-    // A live batch may repeat only events committed just before the replay's read: received
-    // within the overlap before now. Only those ids are kept for it (a rebuild replays an hour).
-    const recentFrom = this.options.now() - MARK_OVERLAP_MS;
-    const recent = new Set<number>();
     const mark = counted;
     let replayedEvents = 0;
+    const detail = reason === null && this.options.extras.replayDetail();
     try {
-      await replayStoredEvents(sql, from, (events, ids) => {
-        const fresh: MetricEvent[] = [];
-        const freshIds: number[] = [];
-        for (let i = 0; i < events.length; i++) {
-          // The cursor reads each row once: only the checkpoint's ids can repeat.
-          if (mark !== null && markHas(mark, ids[i]!)) continue;
-          if (events[i]!.receivedAt >= recentFrom) recent.add(ids[i]!);
-          fresh.push(events[i]!);
-          freshIds.push(ids[i]!);
-        }
-        replayedEvents += fresh.length;
-        aggregator.record(fresh);
-        for (let i = 0; i < fresh.length; i++) this.counted.add(freshIds[i]!, fresh[i]!.receivedAt);
-      });
+      await replayStoredEvents(
+        sql,
+        from,
+        (events, ids) => {
+          const fresh: MetricEvent[] = [];
+          const freshIds: number[] = [];
+          for (let i = 0; i < events.length; i++) {
+            // The cursor reads each row once: only the checkpoint's ids can repeat.
+            if (mark !== null && markHas(mark, ids[i]!)) continue;
+            fresh.push(events[i]!);
+            freshIds.push(ids[i]!);
+          }
+          replayedEvents += fresh.length;
+          aggregator.record(fresh);
+          for (let i = 0; i < fresh.length; i++)
+            this.counted.add(freshIds[i]!, fresh[i]!.receivedAt);
+          if (detail) this.options.extras.replayed(fresh);
+        },
+        detail,
+      );
     } catch (error) {
       log.error({ err: error }, 'replaying stored events after the checkpoint failed');
     }
-    this.recent = recent;
-    this.recentUntil = this.options.now() + MARK_OVERLAP_MS;
+    // Everything received before the mark's `from` committed before the replay's read (commits
+    // land within MARK_OVERLAP_MS of receipt), and the ids after it are listed.
+    this.restored = this.counted.mark();
+    return this.restoredFrom(started, checkpointAt, replayedEvents, reason, REBUILD_MINUTES);
+  }
+
+  private restoredFrom(
+    started: number,
+    checkpointAt: number | null,
+    replayedEvents: number,
+    reason: string | null,
+    rebuiltMinutes: number,
+  ): RestoredFrom {
+    const { log } = this.options;
     const restoreMs = Math.round(performance.now() - started);
     log.info({ checkpointAt, replayedEvents, restoreMs, reason }, 'metrics restored');
     const restored = {
@@ -188,9 +219,7 @@ export class MetricsCheckpointer {
       restoredAt: new Date(this.options.now()).toISOString(),
       restoreMs,
     };
-    return reason === null
-      ? restored
-      : { ...restored, rebuilt: { reason, rebuiltMinutes: REBUILD_MINUTES } };
+    return reason === null ? restored : { ...restored, rebuilt: { reason, rebuiltMinutes } };
   }
 
   /** Takes and writes a checkpoint; one write at a time (a period that finds one running waits). */

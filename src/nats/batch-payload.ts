@@ -4,6 +4,11 @@
  * DetailedMetricEvent while a PATTERN rule is ACTIVE), column by column, the repeated types and
  * sources written once. Encoded in the storage worker inside the batch's transaction, decoded by
  * the peers' cluster threads. Byte 0 says the format, so a later one can be read beside it.
+ *
+ * Format 3 (WITH_IDS_FORMAT) wraps a format 1 or 2 payload with the events' stored ids, which a
+ * peer's metrics checkpoint marks (issue 33): `[3][u32 BE length][inner payload][int8 BE id]...`.
+ * The ids come last because the plain batch's statement draws them: it appends them in SQL
+ * (`string_agg(int8send(id), ...)`, events-repository.ts) to the head written before it ran.
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import {
@@ -16,6 +21,9 @@ import {
 
 const JSON_FORMAT = 1;
 const DEFLATED_JSON_FORMAT = 2;
+const WITH_IDS_FORMAT = 3;
+const ID_BYTES = 8;
+const HEAD_BYTES = 5;
 /**
  * Larger payloads are deflated: NATS refuses a message over its max_payload (1 MiB by default),
  * and a batch of 10,000 events (INGEST_BATCH_MAX at its maximum) with metadata can pass it.
@@ -94,9 +102,49 @@ export function encodeBatch(events: readonly MetricEvent[]): Uint8Array {
   return payload;
 }
 
+/** The start of a format 3 payload: its ids are appended after it, in the events' order. */
+export function idsPayloadHead(inner: Uint8Array): Uint8Array {
+  const head = new Uint8Array(HEAD_BYTES + inner.length);
+  head[0] = WITH_IDS_FORMAT;
+  new DataView(head.buffer).setUint32(1, inner.length);
+  head.set(inner, HEAD_BYTES);
+  return head;
+}
+
+/** `head` (idsPayloadHead) with `ids` appended: what the statement writes, built in JS. */
+export function withIds(head: Uint8Array, ids: readonly number[]): Uint8Array {
+  const payload = new Uint8Array(head.length + ids.length * ID_BYTES);
+  payload.set(head);
+  const view = new DataView(payload.buffer);
+  for (let i = 0; i < ids.length; i++)
+    view.setBigInt64(head.length + i * ID_BYTES, BigInt(ids[i]!));
+  return payload;
+}
+
+/** A batch's events, and their stored ids when the payload carries them (format 3). */
+export interface DecodedBatch {
+  readonly events: MetricEvent[];
+  readonly ids: number[] | null;
+}
+
+/** Throws on a payload that is not one (the caller logs and skips it). */
+export function decodeBatchWithIds(payload: Uint8Array): DecodedBatch {
+  if (payload[0] !== WITH_IDS_FORMAT) return { events: decodeBatch(payload), ids: null };
+  const view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
+  const innerLength = view.getUint32(1);
+  const idsAt = HEAD_BYTES + innerLength;
+  const events = decodeBatch(payload.subarray(HEAD_BYTES, idsAt));
+  if ((payload.length - idsAt) / ID_BYTES !== events.length)
+    throw new Error(`batch payload has ${events.length} events and a different number of ids`);
+  const ids = new Array<number>(events.length);
+  for (let i = 0; i < ids.length; i++) ids[i] = Number(view.getBigInt64(idsAt + i * ID_BYTES));
+  return { events, ids };
+}
+
 /** A payload's events; throws on a payload that is not one (the caller logs and skips it). */
 export function decodeBatch(payload: Uint8Array): MetricEvent[] {
   if (payload.length === 0) return [];
+  if (payload[0] === WITH_IDS_FORMAT) return decodeBatchWithIds(payload).events;
   const body = Buffer.from(payload.buffer, payload.byteOffset + 1, payload.byteLength - 1);
   const format = payload[0];
   let json: Buffer;

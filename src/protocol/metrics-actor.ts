@@ -27,7 +27,7 @@ export type MetricsChannelMessage = {
   readonly events: readonly MetricEvent[];
   /**
    * The stored id of each event, in the same order (the checkpoint's high-water mark, issue 33);
-   * absent where they are not known (a peer's batch in cluster mode).
+   * absent where they are not known (a peer's batch from a version whose payload had none).
    */
   readonly ids?: readonly number[];
 };
@@ -206,6 +206,8 @@ export interface MetricsCheckpointData {
   readonly owner: string;
   /** METRICS_CHECKPOINT_SECONDS in ms; 0: written only at stop and at a reset. */
   readonly intervalMs: number;
+  /** Alone; in a cluster the batch stream counts again instead (MetricsCheckpointer.restore). */
+  readonly rebuildWithoutCheckpoint: boolean;
 }
 
 export const assertNever = (value: never): never => {

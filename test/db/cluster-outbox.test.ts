@@ -4,7 +4,7 @@
 // register with a new incarnation per start and one live holder per id; the relay republishes and
 // deletes only what was acknowledged.
 import t from 'tap';
-import { decodeBatch } from '../../src/nats/batch-payload.ts';
+import { decodeBatch, decodeBatchWithIds } from '../../src/nats/batch-payload.ts';
 import {
   deletePublished,
   heartbeat,
@@ -34,6 +34,10 @@ t.test('a batch commits with its outbox row, holding what was stored', async (t)
   const plain = await insertOutboxed(sql, batch, NOW, false, { instanceId: 'a', seq: seq(1) });
   t.equal(plain.outcomes.length, 3);
   t.same(decodeBatch(plain.payload), plain.stored, 'the payload is what the metrics count');
+  // The statement appends the ids it drew to the row; the publish after COMMIT builds the same.
+  const [row] = await outboxRows(sql, 'a', [seq(1)]);
+  t.same(decodeBatchWithIds(row!.payload).ids, plain.outcomes, 'the row carries the stored ids');
+  t.same(Buffer.from(row!.payload), Buffer.from(plain.payload), 'the published bytes are the row');
   const keyedEvent: NewEvent = {
     ...newEvent(4),
     idempotency: { producer: 0, key: 'k-1', timestampGiven: true },
@@ -43,11 +47,13 @@ t.test('a batch commits with its outbox row, holding what was stored', async (t)
     seq: seq(2),
   });
   t.equal(first.stored.length, 1);
+  t.same(decodeBatchWithIds(first.payload).ids, first.outcomes, 'a keyed batch carries its ids');
   const repeat = await insertOutboxed(sql, [keyedEvent], NOW, true, {
     instanceId: 'a',
     seq: seq(3),
   });
   t.equal(repeat.stored.length, 0, 'a repeat stores nothing');
+  t.same(decodeBatchWithIds(repeat.payload).ids, [], 'and marks nothing');
   t.same(await rows(), [
     { seq: seq(1), events: 3 },
     { seq: seq(2), events: 1 },

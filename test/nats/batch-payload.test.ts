@@ -1,5 +1,11 @@
 import t from 'tap';
-import { decodeBatch, encodeBatch } from '../../src/nats/batch-payload.ts';
+import {
+  decodeBatch,
+  decodeBatchWithIds,
+  encodeBatch,
+  idsPayloadHead,
+  withIds,
+} from '../../src/nats/batch-payload.ts';
 import type { DetailedMetricEvent, MetricEvent } from '../../src/domain/event.ts';
 
 const metric = (i: number): MetricEvent => ({
@@ -30,6 +36,21 @@ t.test('with PATTERN detail, and deflated when large', async (t) => {
   t.equal(payload[0], 2, 'deflated');
   t.ok(payload.length < 1024 * 1024, 'under NATS max_payload');
   t.same(decodeBatch(payload), events);
+});
+
+t.test('with the stored ids (format 3), which older payloads lack', async (t) => {
+  const events = Array.from({ length: 20 }, (_, i) => metric(i));
+  const ids = events.map((_, i) => 2 ** 40 + i * 3);
+  const payload = withIds(idsPayloadHead(encodeBatch(events)), ids);
+  t.equal(payload[0], 3);
+  t.same(decodeBatchWithIds(payload), { events, ids });
+  t.same(decodeBatch(payload), events, 'read by events alone too');
+  t.same(decodeBatchWithIds(encodeBatch(events)), { events, ids: null }, 'format 1: no ids');
+  t.throws(
+    () => decodeBatchWithIds(withIds(idsPayloadHead(encodeBatch(events)), ids.slice(1))),
+    /different number of ids/,
+    'ids that do not match the events are refused',
+  );
 });
 
 t.test('a payload that is not one is refused, not half-read', async (t) => {

@@ -24,12 +24,13 @@ import { freePort } from './free-port.ts';
 export async function clusterTestFile(
   size: number,
   run: (cluster: VigilCluster) => Promise<void>,
+  env?: Readonly<Record<string, string>>,
 ): Promise<void> {
   if (natsServerPath() === null) {
     t.plan(0, NO_NATS_SERVER);
     return;
   }
-  const cluster = await startVigilCluster({ size });
+  const cluster = await startVigilCluster({ size, ...(env === undefined ? {} : { env }) });
   t.teardown(() => cluster.stop());
   await run(cluster);
 }

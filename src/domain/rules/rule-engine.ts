@@ -32,7 +32,11 @@ import { kindOf } from './kinds/registry.ts';
 import { lifecycleOf, type RuleConfig } from './rule-types.ts';
 import { Throttle } from './alerts/throttle.ts';
 import type { MetricEvent } from '../event.ts';
-import { PatternRules, type PatternStatus } from './kinds/pattern/pattern-rules.ts';
+import {
+  PatternRules,
+  type PatternStatus,
+  type SavedPatternRule,
+} from './kinds/pattern/pattern-rules.ts';
 import { countsEvents } from './partial-view.ts';
 import { watchedKeysOf } from './watched-keys.ts';
 import type { WatchedKeys } from '../metrics/state/last-event-times.ts';
@@ -260,6 +264,16 @@ export class RuleEngine {
   /** The ACTIVE rules with their lifecycles (rules/engine-state.ts checkpoints them). */
   lifecyclesOfRules(): { readonly rule: ActiveRule; readonly lifecycle: RuleLifecycle }[] {
     return this.entries.map(({ rule, lifecycle }) => ({ rule, lifecycle }));
+  }
+
+  /** The PATTERN rules' partitions and matches, by rule id (rules/engine-state.ts). */
+  savePatterns(): Map<number, SavedPatternRule> {
+    return this.patterns.save();
+  }
+
+  /** Restored into the PATTERN rules of the same id and config; answers how many. */
+  restorePatterns(saved: ReadonlyMap<number, SavedPatternRule>): number {
+    return this.patterns.restore(saved);
   }
 
   /** When an ACTIVE rule entered the set (for the rule test), or undefined. */

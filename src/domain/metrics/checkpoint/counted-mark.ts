@@ -41,6 +41,8 @@ export function* idsOf(mark: CountedMark): Generator<number> {
 
 /** Whether `mark` holds `id` (a binary search of its ranges). */
 export function markHas(mark: CountedMark, id: number): boolean {
+  // Live events' ids are newer than any the mark holds: one comparison for them.
+  if (mark.ranges.length === 0 || id > mark.ranges[mark.ranges.length - 1]!) return false;
   let lo = 0;
   let hi = mark.ranges.length / 2;
   while (lo < hi) {
@@ -119,9 +121,10 @@ export class CountedEvents {
   restore(mark: CountedMark, since: number): void {
     this.since = since;
     this.size = 0;
-    // Its ids' receivedAt are not kept: they stand at `from`, which keeps them in the next mark
-    // as long as the overlap does not move past them.
-    for (const id of idsOf(mark)) this.add(id, mark.from);
+    // Its ids' receivedAt are not kept: each stands at the latest it can be (`from` + the
+    // overlap, the newest counted then), so no later mark drops an id whose event a replay from
+    // that mark's `from` would read again. Kept longer than needed costs a few ranges, no more.
+    for (const id of idsOf(mark)) this.add(id, mark.from + MARK_OVERLAP_MS);
     // The newest it had counted was `from` + the overlap (or less, when `from` is the state's
     // start): the next mark starts no later than this one did until newer events come.
     this.newest = mark.from + MARK_OVERLAP_MS;

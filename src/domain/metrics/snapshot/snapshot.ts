@@ -111,7 +111,8 @@ export interface RestoredFrom {
   readonly restoreMs: number;
   /**
    * Why no checkpoint was used (missing, corrupt, another format or other caps): the counts were
-   * rebuilt from the stored events of the last `rebuiltMinutes`. Absent when one was used.
+   * rebuilt from the stored events of the last `rebuiltMinutes`. Absent when one was used. In a
+   * cluster `rebuiltMinutes` is 0: the batch stream, read again from its start, counts instead.
    */
   readonly rebuilt?: { readonly reason: string; readonly rebuiltMinutes: number };
 }

@@ -90,6 +90,25 @@ interface CompiledStep {
   readonly strict: boolean;
 }
 
+/**
+ * A matcher's state as a metrics checkpoint keeps it (engine-state.ts): per partition, in its
+ * least-recently-used order, [key, lastSeen, pending, refs, nums]. `v8.serialize` keeps the trails
+ * that partials share shared; the empty NONE trail comes back as a fresh empty array, which
+ * restore() maps to NONE again (its identity is what marks it).
+ */
+export interface MatcherState {
+  readonly partitions: readonly (readonly [
+    string,
+    number,
+    PatternMatch | null,
+    readonly (Trail | null | undefined)[],
+    readonly number[],
+  ])[];
+  readonly deadlines: readonly (readonly [string, number])[];
+  readonly pendingCount: number;
+  readonly evicted: number;
+}
+
 export class PatternMatcher {
   private readonly partitions = new Map<string, Partition>();
   private readonly steps: readonly CompiledStep[];
@@ -138,6 +157,36 @@ export class PatternMatcher {
 
   size(): number {
     return this.partitions.size;
+  }
+
+  save(): MatcherState {
+    return {
+      partitions: [...this.partitions].map(
+        ([key, p]) => [key, p.lastSeen, p.pending ?? null, p.refs, p.nums] as const,
+      ),
+      deadlines: this.deadlines,
+      pendingCount: this.pendingCount,
+      evicted: this.evicted,
+    };
+  }
+
+  /** Into a matcher of the same config (same layout); partitions of another layout are skipped. */
+  restore(state: MatcherState): void {
+    this.partitions.clear();
+    for (const [key, lastSeen, pending, refs, nums] of state.partitions) {
+      if (refs.length !== this.layout.refs || nums.length !== this.layout.nums) continue;
+      const p = new Partition(this.layout, lastSeen);
+      p.pending = pending ?? undefined;
+      for (let i = 0; i < refs.length; i++) {
+        const ref = refs[i];
+        p.refs[i] = Array.isArray(ref) && ref.length === 0 ? NONE : ref;
+      }
+      for (let i = 0; i < nums.length; i++) p.nums[i] = nums[i]!;
+      this.partitions.set(key, p);
+    }
+    this.deadlines = state.deadlines.map(([key, at]) => [key, at]);
+    this.pendingCount = state.pendingCount;
+    this.evicted = state.evicted;
   }
 
   /** One committed event, in commit order; answers the sequence it completed, if any. */

@@ -11,7 +11,7 @@ import type { ActiveRule } from '../../rule.ts';
 import type { PatternConfig } from './pattern-config.ts';
 import { storedPatternConfig } from './pattern-validation.ts';
 import { explainPattern, matchWords } from './pattern-explanation.ts';
-import { PatternMatcher, type PatternMatch } from './pattern-matcher.ts';
+import { PatternMatcher, type MatcherState, type PatternMatch } from './pattern-matcher.ts';
 import { EXPLAINED_MATCHES } from './pattern-explanation.ts';
 import { RecentIds } from './recent-ids.ts';
 
@@ -35,6 +35,16 @@ export interface PatternEvaluation {
   readonly matchedConditions: string[];
   readonly currentValues: Record<string, number>;
   readonly explanation: ExplainedPattern;
+}
+
+/** One rule's part of a metrics checkpoint (issue 33); restored only under the same config. */
+export interface SavedPatternRule {
+  readonly configText: string;
+  readonly matcher: MatcherState;
+  /** Completed since the last tick, not evaluated yet. */
+  readonly fresh: readonly PatternMatch[];
+  readonly freshCount: number;
+  readonly matches: number;
 }
 
 class PatternRule {
@@ -83,6 +93,23 @@ class PatternRule {
       currentValues: { matches: this.currentCount, partitions: this.matcher.size() },
       explanation,
     };
+  }
+
+  save(): SavedPatternRule {
+    return {
+      configText: this.configText,
+      matcher: this.matcher.save(),
+      fresh: this.fresh,
+      freshCount: this.freshCount,
+      matches: this.matches,
+    };
+  }
+
+  restore(saved: SavedPatternRule): void {
+    this.matcher.restore(saved.matcher);
+    this.fresh = [...saved.fresh];
+    this.freshCount = saved.freshCount;
+    this.matches = saved.matches;
   }
 
   status(): PatternStatus {
@@ -175,6 +202,23 @@ export class PatternRules {
 
   evaluation(ruleId: number): PatternEvaluation | undefined {
     return this.rules.get(ruleId)?.evaluation();
+  }
+
+  /** Each rule's partitions and matches, by rule id (engine-state.ts). */
+  save(): Map<number, SavedPatternRule> {
+    return new Map([...this.rules].map(([id, rule]) => [id, rule.save()]));
+  }
+
+  /** Into the rules of the same id and config; answers how many were restored. */
+  restore(saved: ReadonlyMap<number, SavedPatternRule>): number {
+    let restored = 0;
+    for (const [id, rule] of this.rules) {
+      const kept = saved.get(id);
+      if (kept === undefined || kept.configText !== rule.configText) continue;
+      rule.restore(kept);
+      restored++;
+    }
+    return restored;
   }
 
   status(ruleId: number): PatternStatus | undefined {

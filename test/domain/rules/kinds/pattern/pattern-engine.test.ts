@@ -1,8 +1,14 @@
 // PATTERN rules in the live evaluator: committed events in through observe(), one alert per
 // completed sequence with its explanation, a re-delivered event not counted twice, the absent
-// deadline on a tick, resolution after keepFiringSeconds, and the runtime status.
+// deadline on a tick, resolution after keepFiringSeconds, the runtime status, and partitions kept
+// across a restart (the metrics checkpoint, issue 33).
+import { deserialize, serialize } from 'node:v8';
 import t from 'tap';
 import type { DetailedMetricEvent, MetricEvent } from '../../../../../src/domain/event.ts';
+import {
+  restoreEngineState,
+  takeEngineState,
+} from '../../../../../src/domain/rules/engine-state.ts';
 import { RuleEngine } from '../../../../../src/domain/rules/rule-engine.ts';
 import { T0, activeRule, newAggregator } from '../../engine-fixtures.ts';
 import { LOGIN_CONFIG, detailedEvent } from './fixtures.ts';
@@ -107,3 +113,28 @@ t.test('absent: fires on the tick at its deadline', async (t) => {
     /^userId=bob: login \(evt_1 at .*\) within 1 min, not followed by mfa by .*$/,
   );
 });
+
+t.test(
+  'a restart keeps the partitions: the sequence begun before it completes after',
+  async (t) => {
+    const { aggregator } = newAggregator();
+    const rule = activeRule(1, LOGIN, { ruleType: 'PATTERN', name: 'Brute force' });
+    const before = new RuleEngine();
+    before.setRules([rule], T0);
+    before.observe([1, 2, 3].map((id) => login(id, 'alice', T0 + id * 100, false)));
+    t.same(before.tick(aggregator, T0 + 1000), [], 'three failures: nothing yet');
+    // Through v8, as the metrics checkpoint carries the engine's state.
+    const saved: unknown = deserialize(serialize(takeEngineState(before)));
+    const after = new RuleEngine();
+    after.setRules([rule], T0);
+    restoreEngineState(after, saved);
+    t.match(after.statusOf(1), { pattern: { partitions: 1 } }, "alice's partition restored");
+    after.observe([login(4, 'alice', T0 + 2000, true)]);
+    const alerts = after.tick(aggregator, T0 + 3000);
+    t.equal(alerts.length, 1, 'the success after the restart completes the sequence');
+    const edited = new RuleEngine();
+    edited.setRules([{ ...rule, ruleConfig: { ...LOGIN, withinMinutes: 1 } }], T0);
+    restoreEngineState(edited, saved);
+    t.match(edited.statusOf(1), { pattern: { partitions: 0 } }, 'an edited rule starts empty');
+  },
+);
