@@ -345,6 +345,7 @@ port.on('message', (command: MetricsCommand) => {
         return;
       case 'set-view-complete':
         engine.setViewComplete(command.complete);
+        checkpointer?.counted.viewComplete(command.complete);
         post({ type: 'reply', requestId, result: { ok: true, value: null } });
         return;
       case 'rule-status': {

@@ -21,6 +21,16 @@
 /** How far before the newest counted receivedAt a restore replays (see above). */
 export const MARK_OVERLAP_MS = 60_000;
 
+/**
+ * In a cluster, while the view is incomplete (a peer's batches are late: the broker is down, or
+ * its outbox waits), its events may reach the actor long after their receipt, and the mark's
+ * `from` stays where it was when the view went incomplete, so that a restore replays them from
+ * the store. For at most this long: the ids kept meanwhile cost memory (16 bytes an event, about
+ * 48 MB at 5,000 events/s); an outage longer than this, spanning a restart, can miss a peer's
+ * events received before it (docs/cluster.md).
+ */
+export const MARK_HOLD_MAX_MS = 10 * 60_000;
+
 export interface CountedMark {
   /** Epoch ms: events received from here on are replayed (those in `ranges` skipped). */
   readonly from: number;
@@ -71,6 +81,8 @@ export class CountedEvents {
   private at = new Float64Array(1024);
   private size = 0;
   private newest = Number.NEGATIVE_INFINITY;
+  /** While a cluster view is incomplete: the `from` of when it became so (MARK_HOLD_MAX_MS). */
+  private heldFrom: number | null = null;
 
   /** `since`: the start or reset of the state these events are counted in. */
   constructor(private since: number) {}
@@ -98,8 +110,17 @@ export class CountedEvents {
     return { from: this.from(), ranges: rangesOf(this.ids.slice(0, this.size)) };
   }
 
+  /** The cluster view's completeness: an incomplete one holds the mark's `from` back. */
+  viewComplete(complete: boolean): void {
+    if (complete) this.heldFrom = null;
+    else this.heldFrom ??= this.from();
+  }
+
   private from(): number {
-    const from = Math.max(this.since, this.newest - MARK_OVERLAP_MS);
+    let newest = this.newest - MARK_OVERLAP_MS;
+    if (this.heldFrom !== null)
+      newest = Math.min(newest, Math.max(this.heldFrom, this.newest - MARK_HOLD_MAX_MS));
+    const from = Math.max(this.since, newest);
     return Number.isFinite(from) ? from : this.since;
   }
 

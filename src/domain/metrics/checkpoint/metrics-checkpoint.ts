@@ -16,7 +16,9 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { MetricsLimits } from '../metrics-limits.ts';
 import type { CountedMark } from './counted-mark.ts';
 
-export const CHECKPOINT_FORMAT = 1;
+/** 2: typed arrays may be sparse (sparse-arrays.ts). Format 1 is read too (its are all whole). */
+export const CHECKPOINT_FORMAT = 2;
+const READABLE_FORMATS: ReadonlySet<number> = new Set([1, CHECKPOINT_FORMAT]);
 const MAGIC = Buffer.from('VGMC', 'latin1');
 const HEADER_BYTES = 8;
 
@@ -48,7 +50,7 @@ export function decodeCheckpoint(bytes: Uint8Array): DecodedCheckpoint {
   if (buffer.length < HEADER_BYTES || !buffer.subarray(0, 4).equals(MAGIC))
     return { ok: false, reason: 'not a metrics checkpoint (no VGMC header)' };
   const version = buffer.readUInt32BE(4);
-  if (version !== CHECKPOINT_FORMAT)
+  if (!READABLE_FORMATS.has(version))
     return {
       ok: false,
       reason: `unknown checkpoint format ${version} (this version reads ${CHECKPOINT_FORMAT})`,

@@ -9,16 +9,16 @@
  * - an hdr histogram becomes its compressed encoding (its iterators point back at it, and its
  *   counts array is mostly zeros);
  * - one object reached twice (MinuteSeries' lastItem is also in its slots) is converted once,
- *   and `v8.serialize` keeps that sharing, so the restored graph shares it too.
+ *   and `v8.serialize` keeps that sharing, so the restored graph shares it too;
+ * - a typed array of mostly zeros is written sparse (sparse-arrays.ts), once however often it is
+ *   reached, like any object.
  *
  * Restoring looks each class name up in a registry: an unknown name is an error (the checkpoint
  * was written by another version), never an object with the wrong prototype.
  */
-import {
-  decodeFromCompressedBase64,
-  encodeIntoCompressedBase64,
-  type Histogram,
-} from 'hdr-histogram-js';
+import { decodeFromCompressedBase64, type Histogram } from 'hdr-histogram-js';
+import { encodedHistogram } from '../state/latency-histograms.ts';
+import { denseOf, isSparse, sparseOf } from './sparse-arrays.ts';
 
 /** The class name a histogram's plain form carries. */
 const HISTOGRAM = 'hdr';
@@ -44,9 +44,13 @@ export function toPlain(root: unknown): unknown {
   const seen = new Map<object, unknown>();
   const convert = (value: unknown): unknown => {
     if (typeof value !== 'object' || value === null) return value;
-    if (ArrayBuffer.isView(value)) return value;
     const done = seen.get(value);
     if (done !== undefined) return done;
+    if (ArrayBuffer.isView(value)) {
+      const out = sparseOf(value);
+      seen.set(value, out);
+      return out;
+    }
     if (Array.isArray(value)) {
       const out: unknown[] = [];
       seen.set(value, out);
@@ -64,7 +68,7 @@ export function toPlain(root: unknown): unknown {
       return value; // of strings and numbers only in the metrics state
     }
     if (isHistogram(value)) {
-      const out: PlainInstance = { $class: HISTOGRAM, h: encodeIntoCompressedBase64(value) };
+      const out: PlainInstance = { $class: HISTOGRAM, h: encodedHistogram(value) };
       seen.set(value, out);
       return out;
     }
@@ -101,6 +105,11 @@ export function fromPlain(plain: unknown, target: unknown, restorers: Restorers)
     if (ArrayBuffer.isView(value)) return value;
     const done = seen.get(value);
     if (done !== undefined) return done;
+    if (isSparse(value)) {
+      const out = denseOf(value);
+      seen.set(value, out);
+      return out;
+    }
     if (Array.isArray(value)) {
       const out: unknown[] = [];
       seen.set(value, out);
@@ -130,7 +139,9 @@ export function fromPlain(plain: unknown, target: unknown, restorers: Restorers)
     }
     if (value.$class === HISTOGRAM) {
       const histogram = restorers.histogram();
-      histogram.add(decodeFromCompressedBase64(value.h ?? '', 32, false));
+      // '' is an empty one (encodedHistogram); format 1 wrote those encoded too.
+      if (value.h !== undefined && value.h !== '')
+        histogram.add(decodeFromCompressedBase64(value.h, 32, false));
       seen.set(value, histogram);
       return histogram;
     }

@@ -6,6 +6,7 @@ import {
 } from '../../../../src/domain/metrics/checkpoint/aggregator-checkpoint.ts';
 import {
   CountedEvents,
+  MARK_HOLD_MAX_MS,
   idsOf,
   markHas,
 } from '../../../../src/domain/metrics/checkpoint/counted-mark.ts';
@@ -138,5 +139,35 @@ void t.test('the ranges of a mark: runs of ids, searched and listed', (t) => {
   t.same([...idsOf(mark)], [3, 4, 5, 7, 9, 10, 20]);
   const has = [1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 20, 21].filter((id) => markHas(mark, id));
   t.same(has, [3, 4, 5, 7, 9, 10, 20]);
+  t.end();
+});
+
+void t.test('an incomplete cluster view holds the mark back, at most MARK_HOLD_MAX_MS', (t) => {
+  const counted = new CountedEvents(T0);
+  counted.add(1, T0 + 2 * MINUTE);
+  counted.viewComplete(false); // a peer's batches are late from here
+  for (let i = 2; i <= 5; i++) counted.add(i, T0 + i * MINUTE);
+  t.equal(counted.mark().from, T0 + MINUTE, 'from stays where it was when the view broke');
+  t.same([...counted.mark().ranges], [1, 5], 'with every id counted since');
+  counted.add(6, T0 + MINUTE + MARK_HOLD_MAX_MS + 5 * MINUTE);
+  t.equal(
+    counted.mark().from,
+    T0 + 5 * MINUTE + MINUTE,
+    'no further back than MARK_HOLD_MAX_MS before the newest',
+  );
+  counted.viewComplete(true);
+  counted.add(7, T0 + MARK_HOLD_MAX_MS + 7 * MINUTE);
+  t.equal(counted.mark().from, T0 + MARK_HOLD_MAX_MS + 6 * MINUTE, 'complete again: the overlap');
+  t.end();
+});
+
+void t.test("a restored mark's ids are kept as long as their events may be replayed", (t) => {
+  // The mark of a checkpoint: ids 1..3, received between T0 and T0 + a minute (not kept).
+  const counted = new CountedEvents(T0);
+  counted.restore({ from: T0, ranges: Float64Array.of(1, 3) }, T0);
+  counted.add(4, T0 + MINUTE + 30 * SECOND);
+  const mark = counted.mark();
+  t.equal(mark.from, T0 + 30 * SECOND);
+  t.same([...mark.ranges], [1, 4], 'ids 1..3 may have been received after that from: kept');
   t.end();
 });
