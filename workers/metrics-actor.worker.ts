@@ -381,6 +381,7 @@ port.on('message', (command: MetricsCommand) => {
           evaluationSeconds: tickTimer.histogram(),
           counts: aggregator.countsSinceStart(),
           caps: aggregator.capsUsage(),
+          checkpoints: checkpointer?.stats() ?? null,
         };
         post({ type: 'reply', requestId, result: { ok: true, value } });
         return;

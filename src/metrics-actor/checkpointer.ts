@@ -31,6 +31,7 @@ import {
   saveCheckpoint,
 } from '../db/metrics-checkpoint-repository.ts';
 import type { Logger } from '../log.ts';
+import type { CheckpointTotals } from '../protocol/metrics-actor.ts';
 
 /** Without a usable checkpoint, the stored events of this many last minutes are counted again. */
 export const REBUILD_MINUTES = 60;
@@ -65,12 +66,6 @@ export interface CheckpointerOptions {
   readonly rebuildWithoutCheckpoint: boolean;
 }
 
-export interface CheckpointStats {
-  readonly bytes: number;
-  /** Time the actor thread spent taking and encoding it (the write itself waits off-thread). */
-  readonly encodeMs: number;
-}
-
 export class MetricsCheckpointer {
   /** The ids and receivedAt of what is counted: the checkpoint's high-water mark. */
   readonly counted: CountedEvents;
@@ -82,7 +77,7 @@ export class MetricsCheckpointer {
    */
   private restored: CountedMark | null = null;
   private writing: Promise<void> | null = null;
-  last: CheckpointStats | null = null;
+  private totals = { written: 0, failed: 0, encodeSeconds: 0, lastBytes: 0 };
 
   constructor(private readonly options: CheckpointerOptions) {
     this.counted = new CountedEvents(options.aggregator.since);
@@ -236,15 +231,29 @@ export class MetricsCheckpointer {
       rules: extras.take(),
     };
     const body = encodeCheckpoint(content);
-    this.last = { bytes: body.length, encodeMs: performance.now() - started };
+    const totals = this.totals;
+    totals.encodeSeconds += (performance.now() - started) / 1000;
+    totals.lastBytes = body.length;
     this.writing = saveCheckpoint(sql, owner, {
       format: CHECKPOINT_FORMAT,
       takenAt: content.takenAt,
       replayFrom: mark.from,
       body,
-    }).finally(() => {
-      this.writing = null;
-    });
+    })
+      .then(
+        () => void totals.written++,
+        (error: unknown) => {
+          totals.failed++;
+          throw error;
+        },
+      )
+      .finally(() => {
+        this.writing = null;
+      });
     return this.writing;
+  }
+
+  stats(): CheckpointTotals {
+    return { ...this.totals };
   }
 }

@@ -135,6 +135,16 @@ export interface EvaluationStats extends TickSummary {
  * What the actor holds that a Prometheus scrape exports, as plain numbers read when asked: the
  * counting itself stays where it is (the aggregator, the tick timer), nothing is counted twice.
  */
+/** Since the actor started (GET /metrics: vigil_metrics_checkpoint*). */
+export interface CheckpointTotals {
+  readonly written: number;
+  readonly failed: number;
+  /** Time the actor thread spent taking and encoding them (each write waits off-thread). */
+  readonly encodeSeconds: number;
+  /** The size of the last one taken, bytes (0: none yet). */
+  readonly lastBytes: number;
+}
+
 export interface ActorSelfMetrics {
   /** ACTIVE rules being evaluated. */
   readonly rules: number;
@@ -143,6 +153,8 @@ export interface ActorSelfMetrics {
   readonly counts: CountsSinceStart;
   /** How full each metrics cap is, and its fills since start (vigil_metrics_cap_fills_total). */
   readonly caps: MetricsCapsUsage;
+  /** Its checkpoints since it started; null when it writes none. */
+  readonly checkpoints: CheckpointTotals | null;
 }
 
 /** An unexpected error, rebuilt on the other side by name and message. */

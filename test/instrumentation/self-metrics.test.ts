@@ -84,6 +84,7 @@ void t.test('what another part registers is exported, named vigil_ and once', as
       sources: { cap: 1000, used: 1, watched: 0, overflowed: false, fills: 0 },
       users: { cap: 100_000, used: 1, overflowed: false, fills: 0 },
     },
+    checkpoints: { written: 3, failed: 1, encodeSeconds: 0.5, lastBytes: 9000 },
   };
   const self = createSelfMetrics(fakeDeps(() => Promise.resolve(actor)));
   let epoch = 4;
@@ -92,6 +93,14 @@ void t.test('what another part registers is exported, named vigil_ and once', as
   const families = await parse(self.text());
   t.same(families.get('vigil_lease_epoch')?.metrics, [{ value: '5' }]);
   t.same(families.get('vigil_rules_active')?.metrics, [{ value: '2' }]);
+  t.same(
+    ['', '_failures', '_encode_seconds'].map(
+      (part) => families.get(`vigil_metrics_checkpoint${part === '' ? 's' : part}_total`)?.metrics,
+    ),
+    [[{ value: '3' }], [{ value: '1' }], [{ value: '0.5' }]],
+    "the actor's checkpoints",
+  );
+  t.same(families.get('vigil_metrics_checkpoint_bytes')?.metrics, [{ value: '9000' }]);
   t.same(families.get('vigil_events_by_type_total')?.metrics, [
     { labels: { event_type: 'a' }, value: '1' },
   ]);

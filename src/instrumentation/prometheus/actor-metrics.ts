@@ -54,13 +54,33 @@ export function addActorMetrics(
     ),
     counter(
       'vigil_metrics_actor_restarts_total',
-      'Times the metrics actor died and was replaced (its metrics then start from zero)',
+      'Times the metrics actor died and was replaced (it then restores its last checkpoint)',
       () => restarts,
     ),
     gauge(
       'vigil_metrics_snapshot_age_seconds',
       'Age of the snapshot GET /api/v1/metrics serves (rebuilt every METRICS_REFRESH_MS)',
       () => (lastSnapshotAt === null ? 0 : (deps.now() - lastSnapshotAt) / 1000),
+    ),
+    counter(
+      'vigil_metrics_checkpoints_total',
+      "Metrics checkpoints written to PostgreSQL since the actor's start",
+      () => reply()?.checkpoints?.written ?? 0,
+    ),
+    counter(
+      'vigil_metrics_checkpoint_failures_total',
+      'Metrics checkpoint writes that failed (the next period writes again)',
+      () => reply()?.checkpoints?.failed ?? 0,
+    ),
+    counter(
+      'vigil_metrics_checkpoint_encode_seconds_total',
+      "Time the metrics actor's thread spent taking and encoding its checkpoints",
+      () => reply()?.checkpoints?.encodeSeconds ?? 0,
+    ),
+    gauge(
+      'vigil_metrics_checkpoint_bytes',
+      'Size of the last metrics checkpoint taken, bytes (deflated)',
+      () => reply()?.checkpoints?.lastBytes ?? 0,
     ),
     gauge(
       'vigil_rules_active',

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../free-port.ts';
+import { keyHeaders } from '../keys.ts';
 import { externalDatabase, runDatabase, type RunDatabase } from '../run-databases.ts';
 import { spawnVigil, stopServer, type ServerProcess } from '../service-process.ts';
 import { startIngestLoad } from './ingest-load.ts';
@@ -77,6 +78,22 @@ export interface CostRun {
   readonly p99Ms: number;
   /** The service's CPU (all threads) per acknowledged event, µs. */
   readonly cpuPerEventUs: number;
+  /** Checkpoints written during the stretch (GET /metrics). */
+  readonly checkpoints: number;
+  /** Their share of the service's CPU in the stretch: the actor's take and encode time. */
+  readonly checkpointCpuShare: number;
+}
+
+/** The unlabelled samples of GET /metrics, by name (the figures the cost reads). */
+async function scrape(proc: ServerProcess): Promise<Map<string, number>> {
+  const res = await fetch(`${proc.url}/metrics`, { headers: keyHeaders() });
+  const text = await res.text();
+  const samples = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    const match = /^(vigil_[a-z_]+) ([0-9.e+-]+)$/.exec(line);
+    if (match !== null) samples.set(match[1]!, Number(match[2]));
+  }
+  return samples;
 }
 
 /** Saturating ingest for `seconds` from `connections` connections, batches of `batchSize`. */
@@ -99,6 +116,7 @@ export async function runCheckpointCost(
     });
     // A warm-up, then the measured stretch.
     await sleep(3000);
+    const before = await scrape(proc);
     const acked0 = load.acked();
     const cpu0 = cpuSecondsOf(proc.pid);
     const t0 = Date.now();
@@ -106,13 +124,18 @@ export async function runCheckpointCost(
     const acked = load.acked() - acked0;
     const cpu = cpuSecondsOf(proc.pid) - cpu0;
     const elapsed = (Date.now() - t0) / 1000;
+    const after = await scrape(proc);
     const report = await load.stop();
     await stopServer(proc);
+    const delta = (name: string): number => (after.get(name) ?? 0) - (before.get(name) ?? 0);
     return {
       checkpointSeconds,
       eventsPerSecond: acked / elapsed,
       p99Ms: report.ackedLatency.p99,
       cpuPerEventUs: (cpu * 1e6) / Math.max(1, acked),
+      checkpoints: delta('vigil_metrics_checkpoints_total'),
+      checkpointCpuShare:
+        delta('vigil_metrics_checkpoint_encode_seconds_total') / Math.max(cpu, 1e-9),
     };
   } finally {
     await db.cleanup();
