@@ -16,7 +16,7 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { MetricsLimits } from '../metrics-limits.ts';
 import type { CountedMark } from './counted-mark.ts';
 
-/** 2: typed arrays may be sparse (sparse-arrays.ts). Format 1 is read too (its are all whole). */
+/** 2: an empty histogram is written as '' (latency-histograms.ts encodedHistogram); 1 is read too. */
 export const CHECKPOINT_FORMAT = 2;
 const READABLE_FORMATS: ReadonlySet<number> = new Set([1, CHECKPOINT_FORMAT]);
 const MAGIC = Buffer.from('VGMC', 'latin1');

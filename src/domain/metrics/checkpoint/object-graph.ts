@@ -9,16 +9,13 @@
  * - an hdr histogram becomes its compressed encoding (its iterators point back at it, and its
  *   counts array is mostly zeros);
  * - one object reached twice (MinuteSeries' lastItem is also in its slots) is converted once,
- *   and `v8.serialize` keeps that sharing, so the restored graph shares it too;
- * - a typed array of mostly zeros is written sparse (sparse-arrays.ts), once however often it is
- *   reached, like any object.
+ *   and `v8.serialize` keeps that sharing, so the restored graph shares it too.
  *
  * Restoring looks each class name up in a registry: an unknown name is an error (the checkpoint
  * was written by another version), never an object with the wrong prototype.
  */
 import { decodeFromCompressedBase64, type Histogram } from 'hdr-histogram-js';
 import { encodedHistogram } from '../state/latency-histograms.ts';
-import { denseOf, isSparse, sparseOf } from './sparse-arrays.ts';
 
 /** The class name a histogram's plain form carries. */
 const HISTOGRAM = 'hdr';
@@ -44,13 +41,9 @@ export function toPlain(root: unknown): unknown {
   const seen = new Map<object, unknown>();
   const convert = (value: unknown): unknown => {
     if (typeof value !== 'object' || value === null) return value;
+    if (ArrayBuffer.isView(value)) return value;
     const done = seen.get(value);
     if (done !== undefined) return done;
-    if (ArrayBuffer.isView(value)) {
-      const out = sparseOf(value);
-      seen.set(value, out);
-      return out;
-    }
     if (Array.isArray(value)) {
       const out: unknown[] = [];
       seen.set(value, out);
@@ -105,11 +98,6 @@ export function fromPlain(plain: unknown, target: unknown, restorers: Restorers)
     if (ArrayBuffer.isView(value)) return value;
     const done = seen.get(value);
     if (done !== undefined) return done;
-    if (isSparse(value)) {
-      const out = denseOf(value);
-      seen.set(value, out);
-      return out;
-    }
     if (Array.isArray(value)) {
       const out: unknown[] = [];
       seen.set(value, out);
