@@ -10,13 +10,14 @@ void t.test(
     const result = await runMetricsRestart({
       databaseUrl: null,
       fault: 'kill -9 with postgres',
-      events: 4000,
-      connections: 4,
-      requestsPerSecond: 200,
-      faultAtAcked: 2500,
+      // 5,000 events/s (1,000 requests of 5) for 4 s, the kill after 2 s: the issue's rate.
+      events: 20_000,
+      connections: 8,
+      requestsPerSecond: 1000,
+      faultAtAcked: 10_000,
     });
     t.comment(`acked ${result.acked}, restored ${JSON.stringify(result.restoredFrom)}`);
-    t.ok(result.ackedBeforeFault >= 2500, 'the fault came under ingest');
+    t.ok(result.ackedBeforeFault >= 10_000, 'the fault came under ingest');
     t.ok(result.restoredFrom?.checkpointAt, 'the restart loaded a checkpoint');
     const { seen, expected } = result;
     t.equal(seen.totalEvents, expected.totalEvents, 'total events');
