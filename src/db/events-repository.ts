@@ -107,8 +107,8 @@ export interface OutboxValues {
  * A batch's rows as ONE JSON text for json_to_recordset: a single text parameter, sent as it is,
  * where ten array parameters each had every element escaped and quoted by the driver (arrayEscape
  * and the array serialiser were about a tenth of a storage worker's CPU under load). PostgreSQL's
- * CPU per row is the same either way (measured, docs/benchmarks.md). The keys are the input
- * columns of insertEvents's statement; JSON null stays SQL NULL.
+ * CPU per row is the same either way (measured: docs/decisions.md, issue 35). The keys are the
+ * input columns of insertEvents's statement; JSON null stays SQL NULL.
  */
 export function eventRowsJson(events: readonly NewEvent[], writtenAt: number): string {
   const rows = new Array<EventRowJson>(events.length);
