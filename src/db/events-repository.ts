@@ -105,11 +105,52 @@ export interface OutboxValues {
 }
 
 /**
+ * A batch's rows as ONE JSON text for json_to_recordset: a single text parameter, sent as it is,
+ * where ten array parameters each had every element escaped and quoted by the driver (arrayEscape
+ * and the array serialiser were about a tenth of a storage worker's CPU under load). PostgreSQL's
+ * CPU per row is the same either way (measured: docs/decisions.md, issue 35). The keys are the
+ * input columns of insertEvents's statement; JSON null stays SQL NULL.
+ */
+export function eventRowsJson(events: readonly NewEvent[], writtenAt: number): string {
+  const rows = new Array<EventRowJson>(events.length);
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i] as NewEvent;
+    rows[i] = {
+      event_type: e.eventType,
+      ts_ms: e.timestamp,
+      source: e.source,
+      user_id: e.userId,
+      session_id: e.sessionId,
+      severity: e.severity,
+      tags: e.tags,
+      metadata: e.metadata,
+      received_ms: e.receivedAt,
+      latency_ms: Math.max(0, writtenAt - e.receivedAt),
+    };
+  }
+  return JSON.stringify(rows);
+}
+
+interface EventRowJson {
+  readonly event_type: string;
+  readonly ts_ms: number;
+  readonly source: string;
+  readonly user_id: string | null;
+  readonly session_id: string | null;
+  readonly severity: Severity;
+  readonly tags: Readonly<Record<string, string>>;
+  readonly metadata: Readonly<Record<string, unknown>>;
+  readonly received_ms: number;
+  readonly latency_ms: number;
+}
+
+/**
  * One statement per batch (one implicit transaction, one round trip): ids are drawn in the input
  * CTE so they come back in request order, and the batch's page counts go in as one pending row
  * in the same statement (foldEventCounts adds them to event_counts later), as does its outbox row
  * in cluster mode. For batches without idempotency keys only (idempotent-insert.ts writes the
- * others).
+ * others). `::text::json`: typed text, the driver sends the string as it is (typed json, it would
+ * serialise it again, into one JSON string).
  */
 export async function insertEvents(
   sql: Sql | Tx,
@@ -117,7 +158,7 @@ export async function insertEvents(
   writtenAt: number,
   outbox?: OutboxValues,
 ): Promise<number[]> {
-  const c = eventColumns(events, writtenAt);
+  const rowsJson = eventRowsJson(events, writtenAt);
   const pending = countsBySecond(events);
   const outboxed =
     outbox === undefined
@@ -131,17 +172,16 @@ export async function insertEvents(
   const rows = await sql<{ id: string }[]>`
     WITH input AS MATERIALIZED (
       SELECT nextval('events_id_seq') AS id, t.*
-      FROM unnest(
-        ${c.types}::text[], ${c.stamps}::float8[], ${c.sources}::text[], ${c.users}::text[],
-        ${c.sessions}::text[], ${c.severities}::text[], ${c.tags}::text[], ${c.metadata}::text[],
-        ${c.received}::float8[], ${c.latencies}::int4[]
-      ) WITH ORDINALITY AS t(event_type, ts_ms, source, user_id, session_id, severity, tags,
-                             metadata, received_ms, latency_ms, ord)
+      FROM ROWS FROM (json_to_recordset(${rowsJson}::text::json) AS (
+        event_type text, ts_ms float8, source text, user_id text, session_id text, severity text,
+        tags jsonb, metadata jsonb, received_ms float8, latency_ms int4
+      )) WITH ORDINALITY AS t(event_type, ts_ms, source, user_id, session_id, severity, tags,
+                              metadata, received_ms, latency_ms, ord)
     ), inserted AS (
       INSERT INTO events (id, event_type, ts, source, user_id, session_id, severity, tags,
                           metadata, received_at, processing_latency_ms)
       SELECT id, event_type, to_timestamp(ts_ms / 1000.0), source, user_id, session_id, severity,
-             tags::jsonb, metadata::jsonb, to_timestamp(received_ms / 1000.0), latency_ms
+             tags, metadata, to_timestamp(received_ms / 1000.0), latency_ms
       FROM input
     ), counted AS (
       INSERT INTO event_count_deltas (event_types, seconds, counts)

@@ -8,14 +8,23 @@
 import type uWS from 'uWebSockets.js';
 import { validationError, type AppError } from '../errors.ts';
 
-/** The error to answer when the request's Content-Length values differ; null when they do not. */
+/**
+ * The error to answer when the request's Content-Length values differ; null when they do not.
+ * Every request with a body passes here: the common case (one header, one value) allocates nothing.
+ */
 export function conflictingContentLength(req: uWS.HttpRequest): AppError | null {
-  const values = new Set<string>();
+  let first: string | undefined;
+  let values: Set<string> | undefined;
   req.forEach((name, value) => {
     if (name !== 'content-length') return;
+    if (first === undefined && !value.includes(',')) {
+      first = value.trim();
+      return;
+    }
+    values ??= new Set(first === undefined ? [] : [first]);
     for (const part of value.split(',')) values.add(part.trim());
   });
-  if (values.size <= 1) return null;
+  if (values === undefined || values.size <= 1) return null;
   return validationError({
     'content-length': `Content-Length headers disagree (${[...values].join(', ')}): send one`,
   });

@@ -324,14 +324,31 @@ function deliver(
     return undefined;
   }
   ctx.gate.enter();
-  return reply
-    .catch((error: unknown) => errorReply(error, ctx.log))
-    .then((settled) =>
-      settled.stream === undefined
-        ? send(exchange, settled)
-        : sendStream(exchange, { ...settled, stream: settled.stream }, ctx.log),
-    )
-    .finally(() => ctx.gate.leave());
+  // One derived promise per request, not three (catch, then, finally): every ingest request
+  // comes through here.
+  return reply.then(
+    (settled) => answerSettled(exchange, settled, ctx),
+    (error: unknown) => answerSettled(exchange, errorReply(error, ctx.log), ctx),
+  );
+}
+
+/** Sends a settled reply (or streams it), then lets go of the drain gate whatever happens. */
+function answerSettled(
+  exchange: Exchange,
+  settled: Reply,
+  ctx: AdapterContext,
+): Promise<void> | undefined {
+  if (settled.stream !== undefined) {
+    return sendStream(exchange, { ...settled, stream: settled.stream }, ctx.log).finally(() =>
+      ctx.gate.leave(),
+    );
+  }
+  try {
+    send(exchange, settled);
+  } finally {
+    ctx.gate.leave();
+  }
+  return undefined;
 }
 
 async function withBody(
