@@ -5,9 +5,10 @@
 // instances count exactly what PostgreSQL holds, as a run without the restart would; the
 // error-rate rule that was FIRING is FIRING after it, with its one incident.
 import t from 'tap';
-import { keyHeaders } from '../support/keys.ts';
 import { startIngestLoad } from '../support/reliability/ingest-load.ts';
 import {
+  alertsOf,
+  api,
   decidedTopUsers,
   expectedFigures,
   figuresOf,
@@ -15,7 +16,7 @@ import {
   type ExactFigures,
   type MetricsSnapshotBody,
 } from '../support/reliability/metrics-restart.ts';
-import { stopServer, type ServerProcess } from '../support/service-process.ts';
+import { stopServer } from '../support/service-process.ts';
 import { clusterTestFile, waitUntil } from '../support/vigil-cluster.ts';
 
 /** The figures seen, top users compared where the expected ones decide them. */
@@ -23,24 +24,6 @@ const exact = (seen: ExactFigures, expected: ExactFigures): ExactFigures => ({
   ...seen,
   topUsers: decidedTopUsers(seen, expected),
 });
-
-async function api(proc: ServerProcess, path: string, body?: unknown): Promise<unknown> {
-  const res = await fetch(`${proc.url}${path}`, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: { ...keyHeaders(), 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${path}: ${res.status} ${text}`);
-  return JSON.parse(text) as unknown;
-}
-
-const alertsOf = async (proc: ServerProcess, ruleId: number): Promise<{ state: string }[]> =>
-  (
-    (await api(proc, `/api/v1/alerts?size=100&ruleId=${ruleId}`)) as {
-      content: { state: string }[];
-    }
-  ).content;
 
 await clusterTestFile(
   2,

@@ -5,23 +5,11 @@
 import t from 'tap';
 import { testDatabaseUrl } from '../support/database.ts';
 import { freePort } from '../support/free-port.ts';
-import { keyHeaders } from '../support/keys.ts';
-import { metricsCounting } from '../support/reliability/metrics-restart.ts';
+import { alertsOf, api, metricsCounting } from '../support/reliability/metrics-restart.ts';
 import { externalDatabase } from '../support/run-databases.ts';
 import { spawnVigil, stopServer, type ServerProcess } from '../support/service-process.ts';
 import { waitUntil } from '../support/vigil-cluster.ts';
 import { LOGIN_CONFIG } from '../domain/rules/kinds/pattern/fixtures.ts';
-
-async function api(proc: ServerProcess, path: string, body?: unknown): Promise<unknown> {
-  const res = await fetch(`${proc.url}${path}`, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: { ...keyHeaders(), 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${path}: ${res.status} ${text}`);
-  return JSON.parse(text) as unknown;
-}
 
 const login = (success: boolean) => ({
   eventType: 'login',
@@ -32,9 +20,6 @@ const login = (success: boolean) => ({
 
 const postLogins = (proc: ServerProcess, ...successes: boolean[]): Promise<unknown> =>
   api(proc, '/api/v1/events/batch', successes.map(login));
-
-const alertsOf = async (proc: ServerProcess, ruleId: number): Promise<unknown[]> =>
-  ((await api(proc, `/api/v1/alerts?size=10&ruleId=${ruleId}`)) as { content: unknown[] }).content;
 
 const partitionsOf = async (proc: ServerProcess, ruleId: number): Promise<number> =>
   ((await api(proc, `/api/v1/rules/${ruleId}/status`)) as { pattern?: { partitions: number } })

@@ -157,7 +157,8 @@ export interface RestartResult {
   readonly rule: RuleAfterRestart | null;
 }
 
-async function api(proc: ServerProcess, path: string, body?: unknown): Promise<unknown> {
+/** GET (or POST `body`) with the test key; the parsed answer, or a throw on a status >= 300. */
+export async function api(proc: ServerProcess, path: string, body?: unknown): Promise<unknown> {
   const res = await fetch(`${proc.url}${path}`, {
     method: body === undefined ? 'GET' : 'POST',
     headers: { ...keyHeaders(), 'content-type': 'application/json' },
@@ -168,7 +169,8 @@ async function api(proc: ServerProcess, path: string, body?: unknown): Promise<u
   return JSON.parse(text) as unknown;
 }
 
-const alertsOf = async (proc: ServerProcess, ruleId: number): Promise<{ state: string }[]> =>
+/** The alerts (incidents) of a rule, all of them. */
+export const alertsOf = async (proc: ServerProcess, ruleId: number): Promise<{ state: string }[]> =>
   (
     (await api(proc, `/api/v1/alerts?size=100&ruleId=${ruleId}`)) as {
       content: { state: string }[];

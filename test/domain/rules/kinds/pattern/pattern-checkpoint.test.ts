@@ -5,65 +5,25 @@
 import { deserialize, serialize } from 'node:v8';
 import t from 'tap';
 import fc from 'fast-check';
-import type {
-  PatternConfig,
-  PatternStep,
-} from '../../../../../src/domain/rules/kinds/pattern/pattern-config.ts';
 import {
   PatternMatcher,
   type MatcherState,
   type PatternMatch,
 } from '../../../../../src/domain/rules/kinds/pattern/pattern-matcher.ts';
 import { detailedEvent as event } from './fixtures.ts';
-
-const WITHIN_MS = 60_000;
-
-const config = (steps: PatternStep[], extra: Partial<PatternConfig> = {}): PatternConfig => ({
-  partitionBy: 'userId',
-  withinMinutes: WITHIN_MS / 60_000,
-  steps,
-  maxPartitions: 1000,
-  ...extra,
-});
+import { patternConfig as config, stepArb, streamArb } from './arbitraries.ts';
 
 /** Through v8, as the checkpoint's record carries it. */
 const carried = (matcher: PatternMatcher): MatcherState =>
   deserialize(serialize(matcher.save())) as MatcherState;
 
-const stepArb: fc.Arbitrary<PatternStep> = fc.record({
-  eventType: fc.constantFrom('a', 'b', 'c'),
-  where: fc.oneof(
-    fc.constant([]),
-    fc
-      .constantFrom(0, 1)
-      .map((v) => [{ field: 'metadata.v', operator: 'EQUALS' as const, value: v }]),
-  ),
-  times: fc.integer({ min: 1, max: 3 }).map((min) => ({ min })),
-  contiguity: fc.constantFrom('relaxed' as const, 'strict' as const),
-});
-
-const streamArb = fc.array(
-  fc.record({
-    user: fc.constantFrom('u1', 'u2', 'u3'),
-    type: fc.constantFrom('a', 'b', 'c'),
-    v: fc.constantFrom(0, 1),
-    gap: fc.integer({ min: 0, max: WITHIN_MS / 3 }),
-  }),
-  { maxLength: 20 },
-);
-
 t.test('restored at any point, the rest of a stream matches as if never stopped', async (t) => {
   fc.assert(
     fc.property(
       fc.array(stepArb, { minLength: 1, maxLength: 3 }),
-      streamArb,
+      streamArb(['u1', 'u2', 'u3'], 20),
       fc.nat(),
-      (steps, raw, cutSeed) => {
-        let at = 1_000_000;
-        const events = raw.map((r, i) => {
-          at += r.gap;
-          return event(i + 1, r.user, r.type, at, { v: r.v });
-        });
+      (steps, events, cutSeed) => {
         const cut = events.length === 0 ? 0 : cutSeed % (events.length + 1);
         const cfg = config(steps);
         const whole = new PatternMatcher(cfg);

@@ -4,6 +4,7 @@ import t from 'tap';
 import fc from 'fast-check';
 import type { DetailedMetricEvent } from '../../../../../src/domain/event.ts';
 import { detailedEvent } from './fixtures.ts';
+import { stepArb, streamArb } from './arbitraries.ts';
 import type {
   PatternConfig,
   PatternStep,
@@ -95,44 +96,21 @@ function matcherIds(cfg: PatternConfig, events: readonly DetailedMetricEvent[]):
   return out;
 }
 
-const stepArb: fc.Arbitrary<PatternStep> = fc.record({
-  eventType: fc.constantFrom('a', 'b', 'c'),
-  where: fc.oneof(
-    fc.constant([]),
-    fc
-      .constantFrom(0, 1)
-      .map((v) => [{ field: 'metadata.v', operator: 'EQUALS' as const, value: v }]),
-  ),
-  times: fc.integer({ min: 1, max: 3 }).map((min) => ({ min })),
-  contiguity: fc.constantFrom('relaxed' as const, 'strict' as const),
-});
-
-const streamArb = fc.array(
-  fc.record({
-    user: fc.constantFrom('u1', 'u2'),
-    type: fc.constantFrom('a', 'b', 'c'),
-    v: fc.constantFrom(0, 1),
-    gap: fc.integer({ min: 0, max: WITHIN_MS / 3 }),
-  }),
-  { maxLength: 16 },
-);
-
 t.test('same matches as the brute-force reference on random streams', async (t) => {
   fc.assert(
-    fc.property(fc.array(stepArb, { minLength: 1, maxLength: 3 }), streamArb, (steps, raw) => {
-      let at = 1_000_000;
-      const events = raw.map((r, i) => {
-        at += r.gap;
-        return event(i + 1, r.user, r.type, at, { v: r.v });
-      });
-      const cfg = config(steps);
-      const expected = reference(cfg, events);
-      const actual = matcherIds(cfg, events);
-      if (JSON.stringify(actual) !== JSON.stringify(expected))
-        throw new Error(
-          `matcher ${JSON.stringify(actual)} != reference ${JSON.stringify(expected)}`,
-        );
-    }),
+    fc.property(
+      fc.array(stepArb, { minLength: 1, maxLength: 3 }),
+      streamArb(['u1', 'u2'], 16),
+      (steps, events) => {
+        const cfg = config(steps);
+        const expected = reference(cfg, events);
+        const actual = matcherIds(cfg, events);
+        if (JSON.stringify(actual) !== JSON.stringify(expected))
+          throw new Error(
+            `matcher ${JSON.stringify(actual)} != reference ${JSON.stringify(expected)}`,
+          );
+      },
+    ),
     { numRuns: 3000 },
   );
   t.pass('3000 random streams agree');
