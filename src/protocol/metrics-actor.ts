@@ -135,7 +135,7 @@ export interface EvaluationStats extends TickSummary {
  * What the actor holds that a Prometheus scrape exports, as plain numbers read when asked: the
  * counting itself stays where it is (the aggregator, the tick timer), nothing is counted twice.
  */
-/** Since the actor started (GET /metrics: vigil_metrics_checkpoint*). */
+/** Since the actor started (GET /metrics: vigil_checkpoint*). */
 export interface CheckpointTotals {
   readonly written: number;
   readonly failed: number;

@@ -94,13 +94,15 @@ void t.test('what another part registers is exported, named vigil_ and once', as
   t.same(families.get('vigil_lease_epoch')?.metrics, [{ value: '5' }]);
   t.same(families.get('vigil_rules_active')?.metrics, [{ value: '2' }]);
   t.same(
-    ['', '_failures', '_encode_seconds'].map(
-      (part) => families.get(`vigil_metrics_checkpoint${part === '' ? 's' : part}_total`)?.metrics,
-    ),
+    [
+      'vigil_checkpoints_total',
+      'vigil_checkpoint_failures_total',
+      'vigil_checkpoint_seconds_total',
+    ].map((name) => families.get(name)?.metrics),
     [[{ value: '3' }], [{ value: '1' }], [{ value: '0.5' }]],
     "the actor's checkpoints",
   );
-  t.same(families.get('vigil_metrics_checkpoint_bytes')?.metrics, [{ value: '9000' }]);
+  t.same(families.get('vigil_checkpoint_bytes')?.metrics, [{ value: '9000' }]);
   t.same(families.get('vigil_events_by_type_total')?.metrics, [
     { labels: { event_type: 'a' }, value: '1' },
   ]);

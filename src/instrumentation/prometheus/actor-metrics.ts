@@ -63,22 +63,22 @@ export function addActorMetrics(
       () => (lastSnapshotAt === null ? 0 : (deps.now() - lastSnapshotAt) / 1000),
     ),
     counter(
-      'vigil_metrics_checkpoints_total',
+      'vigil_checkpoints_total',
       "Metrics checkpoints written to PostgreSQL since the actor's start",
       () => reply()?.checkpoints?.written ?? 0,
     ),
     counter(
-      'vigil_metrics_checkpoint_failures_total',
+      'vigil_checkpoint_failures_total',
       'Metrics checkpoint writes that failed (the next period writes again)',
       () => reply()?.checkpoints?.failed ?? 0,
     ),
     counter(
-      'vigil_metrics_checkpoint_encode_seconds_total',
+      'vigil_checkpoint_seconds_total',
       "Time the metrics actor's thread spent taking and encoding its checkpoints",
       () => reply()?.checkpoints?.encodeSeconds ?? 0,
     ),
     gauge(
-      'vigil_metrics_checkpoint_bytes',
+      'vigil_checkpoint_bytes',
       'Size of the last metrics checkpoint taken, bytes (deflated)',
       () => reply()?.checkpoints?.lastBytes ?? 0,
     ),

@@ -133,9 +133,8 @@ export async function runCheckpointCost(
       eventsPerSecond: acked / elapsed,
       p99Ms: report.ackedLatency.p99,
       cpuPerEventUs: (cpu * 1e6) / Math.max(1, acked),
-      checkpoints: delta('vigil_metrics_checkpoints_total'),
-      checkpointCpuShare:
-        delta('vigil_metrics_checkpoint_encode_seconds_total') / Math.max(cpu, 1e-9),
+      checkpoints: delta('vigil_checkpoints_total'),
+      checkpointCpuShare: delta('vigil_checkpoint_seconds_total') / Math.max(cpu, 1e-9),
     };
   } finally {
     await db.cleanup();
