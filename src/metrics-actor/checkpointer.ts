@@ -94,7 +94,7 @@ export class MetricsCheckpointer {
   ): readonly MetricEvent[] {
     let fresh = events;
     const restored = this.restored;
-    if (restored !== null) {
+    if (restored !== null && this.mayRepeat(restored, events, ids)) {
       const keptIds: number[] = [];
       fresh = events.filter((event, i) => {
         if (event.receivedAt < restored.from) return false;
@@ -111,6 +111,24 @@ export class MetricsCheckpointer {
       for (let i = 0; i < fresh.length; i++) this.counted.add(ids[i]!, fresh[i]!.receivedAt);
     }
     return fresh;
+  }
+
+  /**
+   * Whether a batch may hold an event the restore counted: one received before the mark's start,
+   * or one whose id is not past the mark's last. Live batches hold neither, so after a restore
+   * they cost one pass of comparisons, not a filtered copy.
+   */
+  private mayRepeat(
+    restored: CountedMark,
+    events: readonly MetricEvent[],
+    ids: readonly number[] | undefined,
+  ): boolean {
+    const lastId = restored.ranges[restored.ranges.length - 1] ?? Number.NEGATIVE_INFINITY;
+    for (let i = 0; i < events.length; i++) {
+      if (events[i]!.receivedAt < restored.from) return true;
+      if (ids !== undefined && ids[i]! <= lastId) return true;
+    }
+    return false;
   }
 
   /** A reset: nothing before now is counted or replayed any more. */

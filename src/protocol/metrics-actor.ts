@@ -131,10 +131,6 @@ export interface EvaluationStats extends TickSummary {
   readonly heap: ActorHeap;
 }
 
-/**
- * What the actor holds that a Prometheus scrape exports, as plain numbers read when asked: the
- * counting itself stays where it is (the aggregator, the tick timer), nothing is counted twice.
- */
 /** Since the actor started (GET /metrics: vigil_checkpoint*). */
 export interface CheckpointTotals {
   readonly written: number;
@@ -145,6 +141,10 @@ export interface CheckpointTotals {
   readonly lastBytes: number;
 }
 
+/**
+ * What the actor holds that a Prometheus scrape exports, as plain numbers read when asked: the
+ * counting itself stays where it is (the aggregator, the tick timer), nothing is counted twice.
+ */
 export interface ActorSelfMetrics {
   /** ACTIVE rules being evaluated. */
   readonly rules: number;
